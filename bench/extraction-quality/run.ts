@@ -1,0 +1,80 @@
+/**
+ * Main-content quality on the shared extraction set: for every page, the share
+ * of `with` segments the extracted text contains and of `without` segments it
+ * avoids, for our pipeline and, in the same run, for Mozilla Readability (on
+ * linkedom) + turndown as the reference.
+ *
+ *   npm run bench:extraction-quality [-- --limit 100 --misses]
+ *
+ * Scored twice: on the text outputs (ours: `text`; Readability's
+ * `textContent`), and on the Markdown outputs with Markdown syntax removed
+ * (ours: `markdown`; turndown over Readability's HTML).
+ */
+import { parseArgs } from 'node:util';
+import { convertHtml } from '../../workers/pipeline/content/index.js';
+import { createTurndown, readabilityExtract } from './reference-tools.js';
+import { NORMALISATION, comparable, loadCases, loadPage, markdownAsText, scorePage, summarise, type PageScore, type Summary } from './evaluation-set.js';
+
+const { values } = parseArgs({
+  options: {
+    limit: { type: 'string' },
+    misses: { type: 'boolean', default: false },
+    'no-reference': { type: 'boolean', default: false },
+  },
+});
+
+const cases = loadCases().slice(0, values.limit ? Number(values.limit) : undefined);
+const turndown = createTurndown();
+const withReference = !values['no-reference'];
+const markdownSegment = (s: string): string => markdownAsText(s.replace(/[*`[\]|]/g, ' '));
+
+const ours = { text: [] as PageScore[], markdown: [] as PageScore[], ms: 0 };
+const reference = { text: [] as PageScore[], markdown: [] as PageScore[], ms: 0 };
+
+for (const c of cases) {
+  const html = loadPage(c);
+  let started = performance.now();
+  const result = convertHtml(html, { url: c.url });
+  ours.ms += performance.now() - started;
+  const textScore = scorePage(result.text, c);
+  ours.text.push(textScore);
+  ours.markdown.push(scorePage(markdownAsText(result.markdown), c, markdownSegment));
+  if (values.misses && (textScore.withFound < textScore.withTotal || textScore.withoutAvoided < textScore.withoutTotal)) {
+    const text = comparable(result.text);
+    const missed = c.with.filter((s) => !text.includes(comparable(s)));
+    const leaked = c.without.filter((s) => text.includes(comparable(s)));
+    console.log(`\n## ${c.id} (${c.file.split('/').pop()}) text ${result.text.length} chars`);
+    for (const s of missed) console.log(`  missing: ${s.slice(0, 110)}`);
+    for (const s of leaked) console.log(`  leaked:  ${s.slice(0, 110)}`);
+  }
+  if (withReference) {
+    started = performance.now();
+    const article = readabilityExtract(html);
+    let markdown = '';
+    try {
+      markdown = turndown.turndown(article.html || '<p></p>');
+    } catch {
+      // turndown's GFM plugin throws on some tables; the page then scores as empty Markdown.
+    }
+    reference.ms += performance.now() - started;
+    reference.text.push(scorePage(article.text, c));
+    reference.markdown.push(scorePage(markdownAsText(markdown), c, markdownSegment));
+  }
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+function row(name: string, s: Summary, ms: number): string {
+  return (
+    `${name.padEnd(36)} ${pct(s.withRecall).padStart(8)} ${pct(s.withoutAvoidance).padStart(10)} ${pct(s.combined).padStart(9)}` +
+    `   ${`${s.withFound}/${s.withTotal}`.padStart(10)} ${`${s.withoutAvoided}/${s.withoutTotal}`.padStart(10)} ${(ms / Math.max(1, s.pages)).toFixed(1).padStart(8)}`
+  );
+}
+
+console.log(`\nExtraction quality on ${cases.length} pages (${NORMALISATION}).`);
+console.log('with-recall: mean per page of the share of `with` segments found; without-avoidance: mean per page of the share of');
+console.log('`without` segments absent; combined: harmonic mean of the two. Counts are segments over the whole set.\n');
+console.log(`${'tool'.padEnd(36)} ${'with'.padStart(8)} ${'without'.padStart(10)} ${'combined'.padStart(9)}   ${'with n'.padStart(10)} ${'without n'.padStart(10)} ${'ms/page'.padStart(8)}`);
+console.log(row('trawl (text)', summarise(ours.text), ours.ms));
+if (withReference) console.log(row('readability+linkedom (textContent)', summarise(reference.text), reference.ms));
+console.log(row('trawl (markdown)', summarise(ours.markdown), ours.ms));
+if (withReference) console.log(row('readability+linkedom+turndown (md)', summarise(reference.markdown), reference.ms));

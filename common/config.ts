@@ -1,0 +1,115 @@
+/**
+ * The one configuration loader. Every process reads its settings here, from
+ * environment variables with documented defaults (docs/configuration.md).
+ */
+export interface TrawlConfig {
+  env: 'development' | 'test' | 'production';
+  logLevel: string;
+  databaseUrl: string;
+  redisUrl: string;
+  natsUrl: string;
+  /** Prefix for stream, consumer and subject names, so stacks can share one NATS server. */
+  natsPrefix: string;
+  clickhouseUrl: string;
+  clickhouseDatabase: string;
+  gatewayHost: string;
+  gatewayPort: number;
+  publicBaseUrl: string;
+  controlPlaneHost: string;
+  controlPlanePort: number;
+  controlPlaneUrl: string;
+  /** 32-byte key (hex) encrypting stored API keys with AES-256-GCM. */
+  masterKeyHex: string;
+  ssrf: { allowPrivate: boolean; allowCidrs: string[] };
+  worker: {
+    concurrency: number;
+    ackWaitMs: number;
+    maxDeliver: number;
+    domainConcurrency: number;
+    domainLeaseTtlMs: number;
+    userAgent: string;
+    maxBytes: number;
+  };
+  /** Tiers that have a worker pool deployed; escalation never plans others. */
+  availableTiers: string[];
+  /** Results kept in Redis for this long. */
+  resultTtlSeconds: number;
+  llm: { baseUrl: string; apiKey: string; model: string; timeoutMs: number };
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`${name} must be a number, got "${raw}"`);
+  return Math.trunc(value);
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
+}
+
+function list(env: Env, name: string, fallback: string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+export function loadConfig(env: Env = process.env): TrawlConfig {
+  const mode = (env.TRAWL_ENV ?? 'development') as TrawlConfig['env'];
+  if (!['development', 'test', 'production'].includes(mode)) {
+    throw new Error(`TRAWL_ENV must be development, test or production, got "${mode}"`);
+  }
+  const gatewayHost = env.GATEWAY_HOST ?? '127.0.0.1';
+  const gatewayPort = int(env, 'GATEWAY_PORT', 8080);
+  const controlPlaneHost = env.CONTROL_PLANE_HOST ?? '127.0.0.1';
+  const controlPlanePort = int(env, 'CONTROL_PLANE_PORT', 50051);
+  const masterKeyHex = env.TRAWL_MASTER_KEY ?? '';
+  if (mode === 'production' && !/^[0-9a-f]{64}$/i.test(masterKeyHex)) {
+    throw new Error('TRAWL_MASTER_KEY must be 64 hex characters in production');
+  }
+  return {
+    env: mode,
+    logLevel: env.LOG_LEVEL ?? (mode === 'test' ? 'warn' : 'info'),
+    databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/trawl',
+    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379/0',
+    natsUrl: env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    natsPrefix: env.TRAWL_NATS_PREFIX ?? '',
+    clickhouseUrl: env.CLICKHOUSE_URL ?? 'http://127.0.0.1:8123',
+    clickhouseDatabase: env.CLICKHOUSE_DATABASE ?? 'trawl',
+    gatewayHost,
+    gatewayPort,
+    publicBaseUrl: env.TRAWL_PUBLIC_BASE_URL ?? `http://${gatewayHost}:${gatewayPort}`,
+    controlPlaneHost,
+    controlPlanePort,
+    controlPlaneUrl: env.CONTROL_PLANE_URL ?? `http://${controlPlaneHost}:${controlPlanePort}`,
+    masterKeyHex: /^[0-9a-f]{64}$/i.test(masterKeyHex) ? masterKeyHex : '0'.repeat(64),
+    ssrf: {
+      allowPrivate: bool(env, 'TRAWL_ALLOW_PRIVATE_TARGETS', false),
+      allowCidrs: list(env, 'TRAWL_SSRF_ALLOW_CIDRS', []),
+    },
+    worker: {
+      concurrency: int(env, 'WORKER_CONCURRENCY', 16),
+      ackWaitMs: int(env, 'WORK_ACK_WAIT_MS', 30_000),
+      maxDeliver: int(env, 'WORK_MAX_DELIVER', 5),
+      domainConcurrency: int(env, 'DOMAIN_CONCURRENCY', 8),
+      domainLeaseTtlMs: int(env, 'DOMAIN_LEASE_TTL_MS', 30_000),
+      userAgent:
+        env.TRAWL_USER_AGENT ??
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+      maxBytes: int(env, 'TRAWL_MAX_CONTENT_BYTES', 10 * 1024 * 1024),
+    },
+    availableTiers: list(env, 'TRAWL_AVAILABLE_TIERS', ['1']),
+    resultTtlSeconds: int(env, 'TRAWL_RESULT_TTL_SECONDS', 24 * 3600),
+    llm: {
+      baseUrl: env.TRAWL_LLM_BASE_URL ?? '',
+      apiKey: env.TRAWL_LLM_API_KEY ?? '',
+      model: env.TRAWL_LLM_MODEL ?? 'gpt-4o-mini',
+      timeoutMs: int(env, 'TRAWL_LLM_TIMEOUT_MS', 60_000),
+    },
+  };
+}

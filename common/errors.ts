@@ -1,0 +1,77 @@
+/**
+ * The one error type with public codes. Every failure the public API reports
+ * is a TrawlError; its code and HTTP status come from this table so the
+ * gateway, control plane and workers agree on them.
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  EXCEEDS_COST_LIMIT: 400,
+  URL_NOT_ALLOWED: 400,
+  MISSING_API_KEY: 401,
+  INVALID_API_KEY: 401,
+  REQUIRES_AUTH: 401,
+  INSUFFICIENT_CREDITS: 402,
+  PAYWALL_DETECTED: 402,
+  BLOCKED_BY_ANTIBOT: 403,
+  CHALLENGE_DETECTED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  CONTENT_TOO_LARGE: 413,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_CONTENT_TYPE: 415,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  SCRAPE_FAILED: 422,
+  EXTRACTION_FAILED: 422,
+  TARGET_NOT_FOUND: 422,
+  CONTENT_BLANK: 422,
+  CONTENT_OVER_LIMIT: 422,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+  UPSTREAM_ERROR: 502,
+  NETWORK_ERROR: 503,
+  TARGET_UNAVAILABLE: 503,
+  SERVICE_UNAVAILABLE: 503,
+  TIMEOUT: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(ERROR_STATUS, code);
+}
+
+export class TrawlError extends Error {
+  readonly code: ErrorCode;
+  readonly httpStatus: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'TrawlError';
+    this.code = code;
+    this.httpStatus = ERROR_STATUS[code];
+    this.details = details;
+  }
+}
+
+/**
+ * Failures refunded under the refund policy (SPEC 7.5). Everything a job can
+ * fail with is here: a failed job is never charged.
+ */
+export const REFUNDED_JOB_FAILURES: ReadonlySet<string> = new Set([
+  'BLOCKED_BY_ANTIBOT',
+  'CHALLENGE_DETECTED',
+  'TIMEOUT',
+  'CONTENT_TOO_LARGE',
+  'UNSUPPORTED_CONTENT_TYPE',
+  'EXTRACTION_FAILED',
+  'REQUIRES_AUTH',
+  'PAYWALL_DETECTED',
+  'NETWORK_ERROR',
+  'TARGET_UNAVAILABLE',
+  'TARGET_NOT_FOUND',
+  'URL_NOT_ALLOWED',
+  'SCRAPE_FAILED',
+  'INTERNAL_ERROR',
+]);

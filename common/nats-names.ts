@@ -1,0 +1,41 @@
+/**
+ * Names of every NATS stream, consumer and subject, derived from one prefix
+ * so that several stacks (development and tests) can share a NATS server.
+ */
+export interface NatsNames {
+  workStream: string;
+  workSubject(pool: string): string;
+  poolConsumer(pool: string): string;
+  reportsStream: string;
+  reportsSubject: string;
+  reportsConsumer: string;
+  deadStream: string;
+  deadSubject(pool: string): string;
+  logsStream: string;
+  logsSubject: string;
+  logsConsumer: string;
+  /** Core (non-stream) subject on which the control plane announces job ends. */
+  jobDoneSubject(jobId: string): string;
+  workerHeartbeatSubject(pool: string): string;
+}
+
+export function natsNames(prefix: string): NatsNames {
+  const upper = prefix.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
+  const lower = prefix.toLowerCase().replace(/[^a-z0-9_-]/g, '_');
+  const subj = (s: string) => (lower ? `${lower}.${s}` : s);
+  return {
+    workStream: `${upper}WORK`,
+    workSubject: (pool) => subj(`work.${pool}`),
+    poolConsumer: (pool) => `${lower}${pool}`,
+    reportsStream: `${upper}REPORTS`,
+    reportsSubject: subj('reports.attempts'),
+    reportsConsumer: `${lower}control-plane`,
+    deadStream: `${upper}DEAD`,
+    deadSubject: (pool) => subj(`dead.${pool}`),
+    logsStream: `${upper}LOGS`,
+    logsSubject: subj('logs.requests'),
+    logsConsumer: `${lower}analytics-sink`,
+    jobDoneSubject: (jobId) => subj(`jobs.done.${jobId}`),
+    workerHeartbeatSubject: (pool) => subj(`workers.heartbeat.${pool}`),
+  };
+}

@@ -1,0 +1,112 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { applyLedgerEntry, withTransaction } from '../billing/ledger.js';
+
+const KEY_PATTERN = /^sk_(live|test)_[A-Za-z0-9]{32}$/;
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const PREFIX_LENGTH = 12;
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  keyPrefix: string;
+  scopes: string[];
+  environment: 'live' | 'test';
+  createdAt: string;
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  accountId: string;
+  scopes: string[];
+}
+
+export function generateApiKey(environment: 'live' | 'test'): string {
+  // Rejection sampling keeps every character equally likely.
+  let body = '';
+  while (body.length < 32) {
+    for (const byte of randomBytes(48)) {
+      if (byte < 248 && body.length < 32) body += ALPHABET[byte % 62];
+    }
+  }
+  return `sk_${environment}_${body}`;
+}
+
+export function isWellFormedApiKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
+export function digestApiKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+export function encryptApiKey(key: string, masterKeyHex: string): Buffer {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', Buffer.from(masterKeyHex, 'hex'), iv);
+  const ciphertext = Buffer.concat([cipher.update(key, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
+}
+
+export function decryptApiKey(blob: Buffer, masterKeyHex: string): string {
+  const decipher = createDecipheriv('aes-256-gcm', Buffer.from(masterKeyHex, 'hex'), blob.subarray(0, 12));
+  decipher.setAuthTag(blob.subarray(12, 28));
+  return Buffer.concat([decipher.update(blob.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+export async function createAccount(
+  pool: pg.Pool,
+  input: { name: string; email?: string; initialMicrocents: number },
+): Promise<{ accountId: string }> {
+  return withTransaction(pool, async (client) => {
+    const row = await client.query<{ id: string }>('INSERT INTO accounts (name, email) VALUES ($1, $2) RETURNING id', [
+      input.name,
+      input.email ?? null,
+    ]);
+    const accountId = row.rows[0]!.id;
+    if (input.initialMicrocents > 0) {
+      await applyLedgerEntry(client, {
+        accountId,
+        kind: 'deposit',
+        amountMicrocents: input.initialMicrocents,
+        reference: `signup:${accountId}`,
+      });
+    }
+    return { accountId };
+  });
+}
+
+export async function createApiKey(
+  pool: pg.Pool,
+  input: { accountId: string; name: string; environment: 'live' | 'test'; masterKeyHex: string; scopes?: string[] },
+): Promise<ApiKeyRecord & { key: string }> {
+  const key = generateApiKey(input.environment);
+  const id = randomUUID();
+  const scopes = input.scopes ?? ['scrape'];
+  const row = await pool.query<{ created_at: Date }>(
+    `INSERT INTO api_keys (id, account_id, name, key_prefix, key_digest, key_ciphertext, scopes, environment)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at`,
+    [id, input.accountId, input.name, key.slice(0, PREFIX_LENGTH), digestApiKey(key), encryptApiKey(key, input.masterKeyHex), scopes, input.environment],
+  );
+  return {
+    id,
+    key,
+    accountId: input.accountId,
+    name: input.name,
+    keyPrefix: key.slice(0, PREFIX_LENGTH),
+    scopes,
+    environment: input.environment,
+    createdAt: row.rows[0]!.created_at.toISOString(),
+  };
+}
+
+/** Looks a presented key up by digest; revoked and malformed keys are not found. */
+export async function findApiKey(pool: pg.Pool, key: string): Promise<AuthenticatedKey | null> {
+  if (!isWellFormedApiKey(key)) return null;
+  const row = await pool.query<{ id: string; account_id: string; scopes: string[] }>(
+    'SELECT id, account_id, scopes FROM api_keys WHERE key_digest = $1 AND revoked_at IS NULL',
+    [digestApiKey(key)],
+  );
+  const found = row.rows[0];
+  return found ? { keyId: found.id, accountId: found.account_id, scopes: found.scopes } : null;
+}

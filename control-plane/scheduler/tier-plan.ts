@@ -1,0 +1,87 @@
+import { TrawlError } from '../../common/errors.js';
+import { TIER_ORDER, TIER_PRICES, MICROCENTS_PER_CREDIT } from '../billing/prices.js';
+
+export interface TierPlanInput {
+  mode: string;
+  renderJs: boolean;
+  costControls: {
+    maxCredits?: number | undefined;
+    forceTier?: string | undefined;
+    maxTier?: string | undefined;
+    preferCost?: boolean;
+    preferSpeed?: boolean;
+    failFast?: boolean;
+  };
+  /** Tiers with a worker pool deployed. */
+  availableTiers: readonly string[];
+}
+
+export interface TierPlan {
+  /** Tiers in the order they may be tried; the first is where the job starts. */
+  tiers: string[];
+  /** The most the job can cost: only the successful attempt is charged. */
+  maxCostMicrocents: number;
+}
+
+const CALLER_MAX_TIER = '4';
+/** Where prefer_speed starts: the first tier that passes common browser checks. */
+const RELIABLE_TIER = '3';
+
+const rank = (tier: string) => TIER_ORDER.indexOf(tier as (typeof TIER_ORDER)[number]);
+
+/**
+ * Decides which tiers a scrape may run on and what it reserves. This is the
+ * single place escalation policy lives; new pools join by being deployed
+ * (availableTiers) and nothing else changes.
+ */
+export function planTiers(input: TierPlanInput): TierPlan {
+  const { costControls: cc } = input;
+  const maxTier = cc.maxTier ?? CALLER_MAX_TIER;
+  if (cc.forceTier !== undefined && rank(cc.forceTier) > rank(maxTier)) {
+    throw new TrawlError('VALIDATION_ERROR', 'cost_controls.force_tier cannot exceed cost_controls.max_tier', {
+      fields: [{ field: 'cost_controls.force_tier', message: `tier ${cc.forceTier} is above max_tier ${maxTier}` }],
+    });
+  }
+
+  let candidates: string[];
+  if (cc.forceTier !== undefined) {
+    candidates = [cc.forceTier];
+  } else if (input.renderJs || input.mode === 'js') {
+    candidates = ['4'];
+  } else if (input.mode === 'pdf' || input.mode === 'ocr') {
+    throw new TrawlError('SERVICE_UNAVAILABLE', `mode "${input.mode}" needs the ${input.mode} pool, which is not deployed on this service`);
+  } else {
+    const ceiling = input.mode === 'html' ? Math.min(rank(maxTier), rank('2')) : rank(maxTier);
+    candidates = TIER_ORDER.filter((t) => rank(t) <= ceiling && t !== '3.5');
+    if (cc.preferSpeed && !cc.preferCost) candidates = candidates.filter((t) => rank(t) >= rank(RELIABLE_TIER));
+  }
+
+  if (cc.maxCredits !== undefined) {
+    const budget = cc.maxCredits * MICROCENTS_PER_CREDIT;
+    const affordable = candidates.filter((t) => (TIER_PRICES[t] ?? Infinity) <= budget);
+    if (affordable.length === 0) {
+      const cheapest = Math.min(...candidates.map((t) => TIER_PRICES[t] ?? Infinity));
+      throw new TrawlError('EXCEEDS_COST_LIMIT', 'the cheapest tier this request can use costs more than cost_controls.max_credits', {
+        max_credits: cc.maxCredits,
+        estimated_credits: cheapest / MICROCENTS_PER_CREDIT,
+      });
+    }
+    candidates = affordable;
+  }
+
+  const deployed = candidates.filter((t) => input.availableTiers.includes(t));
+  if (deployed.length === 0) {
+    throw new TrawlError('SERVICE_UNAVAILABLE', `this request needs tier ${candidates.join(' or ')}, which is not deployed on this service`, {
+      required_tiers: candidates,
+      available_tiers: [...input.availableTiers],
+    });
+  }
+  const tiers = cc.failFast ? deployed.slice(0, 1) : deployed;
+  return { tiers, maxCostMicrocents: Math.max(...tiers.map((t) => TIER_PRICES[t] ?? 0)) };
+}
+
+/** The next tier after `current` in the plan, if escalation should continue. */
+export function nextTier(plan: readonly string[], current: string): string | undefined {
+  const at = plan.indexOf(current);
+  return at >= 0 ? plan[at + 1] : undefined;
+}

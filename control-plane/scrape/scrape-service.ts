@@ -1,0 +1,84 @@
+import type { ServiceImpl, HandlerContext } from '@connectrpc/connect';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Redis } from 'ioredis';
+import type pg from 'pg';
+import { create } from '@bufbuild/protobuf';
+import { TrawlError } from '../../common/errors.js';
+import type { NatsNames } from '../../common/nats-names.js';
+import type { Logger } from '../../common/logger.js';
+import { ScrapeService, SubmitResponseSchema, GetJobResponseSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
+import type { Authenticator } from '../accounts/authenticator.js';
+import { TIER_ORDER } from '../billing/prices.js';
+import { publishAttempt } from '../scheduler/dispatcher.js';
+import { watchJob, type JobSignal } from '../scheduler/job-waiters.js';
+import { admitScrape } from './admission.js';
+import { loadJobView } from './job-view.js';
+
+export interface ScrapeServiceDeps {
+  pool: pg.Pool;
+  redis: Redis;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  names: NatsNames;
+  authenticator: Authenticator;
+  availableTiers: readonly string[];
+  log: Logger;
+}
+
+/** Tiers from which a sync request is handed off at once (SPEC 4.1 rule 1): they take long. */
+const HANDOFF_TIER = '3';
+const isSlowTier = (tier: string) =>
+  TIER_ORDER.indexOf(tier as (typeof TIER_ORDER)[number]) >= TIER_ORDER.indexOf(HANDOFF_TIER);
+
+/** Authenticates a call and tells the caller which account it resolved to, for its request log. */
+export async function authenticateCall(authenticator: Authenticator, ctx: HandlerContext) {
+  const auth = await authenticator.authenticate(ctx.requestHeader.get('x-api-key'));
+  ctx.responseHeader.set('trawl-account-id', auth.accountId);
+  ctx.responseHeader.set('trawl-api-key-id', auth.keyId);
+  return auth;
+}
+
+export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof ScrapeService> {
+  return {
+    async submit(req, ctx) {
+      const auth = await authenticateCall(deps.authenticator, ctx);
+      if (!req.request || !req.request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
+      const admitted = await admitScrape(deps, auth, req.request, req.requestId);
+      const handOffEarly = req.request.syncPolicy !== 'wait_until_deadline';
+      const waitHere = req.wait && !(handOffEarly && isSlowTier(admitted.attempt.tier));
+      const waiter = waitHere ? watchJob(deps.nc, deps.names, admitted.job.id) : null;
+      try {
+        await publishAttempt(deps, admitted.job, admitted.attempt).catch((err) => {
+          // The sweeper republishes unpublished attempts; the job is not lost.
+          deps.log.warn({ err, jobId: admitted.job.id }, 'publishing a task failed; the sweeper will retry');
+        });
+        if (waiter) {
+          const accept = (signal: JobSignal) =>
+            signal.kind === 'ended' || (handOffEarly && signal.kind === 'escalated' && isSlowTier(signal.tier));
+          // The job may have ended before the subscription saw anything.
+          const first = await loadJobView(deps, admitted.job.id, auth.accountId);
+          if (first && first.status !== 'pending' && first.status !== 'running') {
+            return create(SubmitResponseSchema, { job: first, balanceMicrocents: BigInt(admitted.balanceMicrocents) });
+          }
+          await waiter.wait(req.waitMs, accept);
+        }
+      } finally {
+        waiter?.close();
+      }
+      const job = await loadJobView(deps, admitted.job.id, auth.accountId);
+      if (!job) throw new TrawlError('INTERNAL_ERROR', 'The job record vanished');
+      const balance = await deps.pool.query<{ balance_microcents: string }>('SELECT balance_microcents FROM accounts WHERE id = $1', [
+        auth.accountId,
+      ]);
+      return create(SubmitResponseSchema, { job, balanceMicrocents: BigInt(balance.rows[0]?.balance_microcents ?? 0) });
+    },
+
+    async getJob(req, ctx) {
+      const auth = await authenticateCall(deps.authenticator, ctx);
+      const job = await loadJobView(deps, req.jobId, auth.accountId);
+      if (!job) throw new TrawlError('NOT_FOUND', `No job ${req.jobId}`);
+      return create(GetJobResponseSchema, { job });
+    },
+  };
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs what is missing and starts what is not running: npm packages,
+# ClickHouse from Debian, then Postgres, Redis, NATS (JetStream) and ClickHouse.
+# Idempotent: safe to run before every start and every test run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing npm packages"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then as_root apt-get update -qq; apt_updated=1; fi
+  log "installing $*"
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
+}
+command -v clickhouse-server >/dev/null 2>&1 || apt_install clickhouse-server clickhouse-client
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+wait_port() {
+  for _ in $(seq 1 100); do port_open "$1" && return 0; sleep 0.2; done
+  log "$2 did not come up on port $1"; return 1
+}
+
+if ! port_open 5432; then
+  log "starting PostgreSQL"
+  as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start
+  wait_port 5432 PostgreSQL
+fi
+if ! port_open 6379; then
+  log "starting Redis"
+  as_root mkdir -p /var/lib/redis /var/log/redis
+  as_root redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log
+  wait_port 6379 Redis
+fi
+if ! port_open 4222; then
+  log "starting NATS with JetStream"
+  as_root mkdir -p /var/lib/nats-server
+  as_root start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- \
+    -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log
+  wait_port 4222 NATS
+fi
+if ! port_open 8123; then
+  log "starting ClickHouse"
+  as_root mkdir -p /var/lib/clickhouse /var/log/clickhouse-server /var/run/clickhouse-server
+  as_root chown -R clickhouse:clickhouse /var/lib/clickhouse /var/log/clickhouse-server /var/run/clickhouse-server
+  as_root su -s /bin/sh clickhouse -c \
+    "clickhouse-server --config-file=/etc/clickhouse-server/config.xml --daemon --pid-file=/var/run/clickhouse-server/clickhouse-server.pid"
+  wait_port 8123 ClickHouse
+fi

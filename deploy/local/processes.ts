@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Every process of the system, each started on its own. */
+export const ROLES = {
+  'control-plane': 'control-plane/main.ts',
+  gateway: 'gateway/main.ts',
+  'fetch-t1': 'workers/fetch-t1/worker.ts',
+  extract: 'workers/extract/worker.ts',
+  analytics: 'analytics/main.ts',
+} as const;
+
+export type Role = keyof typeof ROLES;
+
+export interface ManagedProcess {
+  role: Role;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+export function startRole(
+  role: Role,
+  env: NodeJS.ProcessEnv,
+  output: (role: Role, line: string) => void,
+): ManagedProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', ROLES[role]], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [child.stdout!, child.stderr!]) {
+    let buffered = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      buffered += chunk;
+      let nl;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        output(role, buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+      }
+    });
+  }
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { role, child, exited };
+}
+
+export async function stopProcess(p: ManagedProcess, timeoutMs = 15_000): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), timeoutMs);
+  await p.exited;
+  clearTimeout(timer);
+}
+
+/** Resolves when GET url answers 200, or rejects after timeoutMs. */
+export async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+      last = new Error(`${url} answered ${res.status}`);
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not become ready: ${String(last)}`);
+}

@@ -1,0 +1,38 @@
+import { expect } from 'chai';
+import { createAccount } from '../../control-plane/accounts/api-keys.js';
+import { applyLedgerEntry, withTransaction } from '../../control-plane/billing/ledger.js';
+import { balanceOf } from '../support/api.js';
+import { getStack, type TestStack } from '../support/stack.js';
+
+describe('the money ledger (Postgres)', function () {
+  this.timeout(60_000);
+  let stack: TestStack;
+  before(async () => {
+    stack = await getStack();
+  });
+
+  it('applies an entry once however often it is retried', async () => {
+    const { accountId } = await createAccount(stack.pool, { name: 'ledger', initialMicrocents: 1_000 });
+    const entry = { accountId, kind: 'refund' as const, amountMicrocents: 300, reference: `test:${accountId}` };
+    const first = await withTransaction(stack.pool, (c) => applyLedgerEntry(c, entry));
+    const second = await withTransaction(stack.pool, (c) => applyLedgerEntry(c, entry));
+    expect(first).to.deep.equal({ applied: true, balanceMicrocents: 1_300 });
+    expect(second).to.deep.equal({ applied: false, reason: 'duplicate', balanceMicrocents: 1_300 });
+    expect(await balanceOf(stack.pool, accountId)).to.equal(1_300);
+  });
+
+  it('never lets concurrent reservations overdraw the balance', async () => {
+    const { accountId } = await createAccount(stack.pool, { name: 'ledger', initialMicrocents: 1_000 });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        withTransaction(stack.pool, (c) =>
+          applyLedgerEntry(c, { accountId, kind: 'reserve', amountMicrocents: -300, reference: `race:${accountId}:${i}` }),
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.applied)).to.have.length(3);
+    expect(await balanceOf(stack.pool, accountId)).to.equal(100);
+    const sum = await stack.pool.query<{ total: string }>('SELECT sum(amount_microcents) AS total FROM ledger_entries WHERE account_id = $1', [accountId]);
+    expect(Number(sum.rows[0]!.total)).to.equal(100);
+  });
+});

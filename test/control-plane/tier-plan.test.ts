@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { TrawlError } from '../../common/errors.js';
+import { nextTier, planTiers } from '../../control-plane/scheduler/tier-plan.js';
+
+const ALL = ['1', '2', '3', '3.5', '4', '5'];
+
+function planError(fn: () => unknown): TrawlError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof TrawlError) return err;
+    throw err;
+  }
+  throw new Error('expected a TrawlError');
+}
+
+describe('tier planning', () => {
+  it('escalates auto mode through every caller-reachable tier, reserving the most expensive', () => {
+    const plan = planTiers({ mode: 'auto', renderJs: false, costControls: {}, availableTiers: ALL });
+    expect(plan.tiers).to.deep.equal(['1', '2', '3', '4']);
+    expect(plan.maxCostMicrocents).to.equal(4_000);
+  });
+
+  it('plans only deployed tiers', () => {
+    const plan = planTiers({ mode: 'auto', renderJs: false, costControls: {}, availableTiers: ['1'] });
+    expect(plan).to.deep.equal({ tiers: ['1'], maxCostMicrocents: 200 });
+  });
+
+  it('stops at max_tier and keeps html mode on the HTTP tiers', () => {
+    expect(planTiers({ mode: 'auto', renderJs: false, costControls: { maxTier: '2' }, availableTiers: ALL }).tiers).to.deep.equal(['1', '2']);
+    expect(planTiers({ mode: 'html', renderJs: false, costControls: {}, availableTiers: ALL }).tiers).to.deep.equal(['1', '2']);
+  });
+
+  it('sends render_js and js mode straight to the browser tier', () => {
+    expect(planTiers({ mode: 'auto', renderJs: true, costControls: {}, availableTiers: ALL }).tiers).to.deep.equal(['4']);
+    expect(planTiers({ mode: 'js', renderJs: false, costControls: {}, availableTiers: ALL }).tiers).to.deep.equal(['4']);
+  });
+
+  it('honours force_tier, including 3.5, and refuses it above max_tier', () => {
+    expect(planTiers({ mode: 'auto', renderJs: false, costControls: { forceTier: '3.5' }, availableTiers: ALL })).to.deep.equal({
+      tiers: ['3.5'],
+      maxCostMicrocents: 2_500,
+    });
+    expect(planError(() => planTiers({ mode: 'auto', renderJs: false, costControls: { forceTier: '4', maxTier: '2' }, availableTiers: ALL })).code).to.equal(
+      'VALIDATION_ERROR',
+    );
+  });
+
+  it('drops tiers over max_credits and refuses when none is left', () => {
+    expect(planTiers({ mode: 'auto', renderJs: false, costControls: { maxCredits: 10 }, availableTiers: ALL }).tiers).to.deep.equal(['1', '2', '3']);
+    const err = planError(() => planTiers({ mode: 'auto', renderJs: false, costControls: { maxCredits: 0.5 }, availableTiers: ALL }));
+    expect(err.code).to.equal('EXCEEDS_COST_LIMIT');
+    expect(err.details).to.include({ estimated_credits: 1 });
+  });
+
+  it('keeps only the starting tier with fail_fast, and skips to a reliable tier with prefer_speed', () => {
+    expect(planTiers({ mode: 'auto', renderJs: false, costControls: { failFast: true }, availableTiers: ALL }).tiers).to.deep.equal(['1']);
+    expect(planTiers({ mode: 'auto', renderJs: false, costControls: { preferSpeed: true }, availableTiers: ALL }).tiers).to.deep.equal(['3', '4']);
+  });
+
+  it('answers SERVICE_UNAVAILABLE for a tier that is not deployed', () => {
+    const err = planError(() => planTiers({ mode: 'auto', renderJs: true, costControls: {}, availableTiers: ['1'] }));
+    expect(err.code).to.equal('SERVICE_UNAVAILABLE');
+    expect(err.httpStatus).to.equal(503);
+  });
+
+  it('finds the next tier of a plan', () => {
+    expect(nextTier(['1', '2', '4'], '2')).to.equal('4');
+    expect(nextTier(['1', '2', '4'], '4')).to.equal(undefined);
+  });
+});

@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { apiClient } from '../support/api.js';
+import { getStack, type TestStack } from '../support/stack.js';
+
+describe('health, status and the API reference', function () {
+  this.timeout(60_000);
+  let stack: TestStack;
+  before(async () => {
+    stack = await getStack();
+  });
+
+  it('answers /api/v1/health and /health-check with status ok', async () => {
+    const api = apiClient(stack.baseUrl);
+    for (const path of ['/api/v1/health', '/health-check']) {
+      const res = await api.get(path);
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal({ status: 'ok' });
+    }
+  });
+
+  it('answers readiness and liveness', async () => {
+    const api = apiClient(stack.baseUrl);
+    expect((await api.get('/api/v1/health/ready')).body).to.deep.equal({ ready: true });
+    const live = await api.get('/api/v1/health/live');
+    expect(live.status).to.equal(200);
+    expect(live.body.status).to.equal('alive');
+  });
+
+  it('reports every dependency and the worker pool as operational on /api/v1/status', async () => {
+    const res = await apiClient(stack.baseUrl).get('/api/v1/status');
+    expect(res.status).to.equal(200);
+    expect(res.body.status).to.equal('operational');
+    expect(res.body.components).to.deep.equal({
+      api: 'operational',
+      database: 'operational',
+      cache: 'operational',
+      queue: 'operational',
+      analytics: 'operational',
+      worker: 'operational',
+    });
+    expect(res.body.workers['fetch-t1']).to.be.at.least(1);
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the request schemas', async () => {
+    const res = await apiClient(stack.baseUrl).get('/api/v1/openapi.json');
+    expect(res.status).to.equal(200);
+    expect(res.body.openapi).to.equal('3.1.0');
+    expect(res.body.paths).to.have.keys(
+      '/api/v1/scrape',
+      '/api/v1/jobs/{job_id}',
+      '/api/v1/extract',
+      '/api/v1/health',
+      '/health-check',
+      '/api/v1/health/ready',
+      '/api/v1/health/live',
+      '/api/v1/status',
+    );
+    const scrape = res.body.components.schemas.ScrapeRequest;
+    expect(scrape.required).to.deep.equal(['url']);
+    expect(scrape.properties.timeout).to.include({ minimum: 1, maximum: 300, default: 90 });
+    expect(scrape.properties.formats.items.enum).to.include.members(['markdown', 'json', 'rag']);
+    expect(scrape.additionalProperties).to.equal(false);
+    expect(res.body.components.securitySchemes.ApiKey).to.deep.equal({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+  });
+
+  it('serves a readable reference page', async () => {
+    const res = await fetch(`${stack.baseUrl}/api/v1/docs`);
+    expect(res.headers.get('content-type')).to.match(/text\/html/);
+    const html = await res.text();
+    expect(html).to.contain('/api/v1/scrape');
+    expect(html).to.contain('extraction_schema');
+    expect(html).to.contain('X-API-Key');
+  });
+});

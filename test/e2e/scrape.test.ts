@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import { startSiteServer } from '../fixtures/site-server.js';
+import { apiClient, balanceOf } from '../support/api.js';
+import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
+
+describe('POST /api/v1/scrape (tier 1, end to end)', function () {
+  this.timeout(120_000);
+  let stack: TestStack;
+  let site: Awaited<ReturnType<typeof startSiteServer>>;
+  let account: { accountId: string; key: string };
+
+  before(async () => {
+    stack = await getStack();
+    site = await startSiteServer();
+    account = await createTestAccount(stack, 1_000_000);
+  });
+  after(async () => site.close());
+
+  it('answers a sync scrape with the page as markdown, billed one credit', async () => {
+    const api = apiClient(stack.baseUrl, account.key);
+    const before = await balanceOf(stack.pool, account.accountId);
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/article`, formats: ['markdown'] });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.content).to.be.a('string');
+    expect(res.body.content).to.match(/^#\s/m);
+    expect(res.body.status_code).to.equal(200);
+    expect(res.body.title).to.be.a('string').and.not.empty;
+    expect(res.body.version).to.equal('v1');
+    expect(res.body.billing).to.include({ total_credits: 1, tier_used: '1' });
+    expect(res.body.billing.escalations).to.deep.equal([
+      { tier: '1', result: 'success', credits: 1, duration_ms: res.body.billing.escalations[0].duration_ms },
+    ]);
+    expect(res.headers.get('x-service-credits')).to.equal('1');
+    expect(res.headers.get('x-request-id')).to.match(/^req_/);
+    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 200);
+  });
+
+  it('returns an object keyed by format for the default formats', async () => {
+    const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', { url: `${site.url}/article` });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.content).to.be.an('object').that.has.all.keys('markdown', 'json');
+    expect(res.body.content.markdown).to.be.a('string').and.not.empty;
+    expect(res.body.headers).to.be.an('object');
+    expect(res.body.size_bytes).to.be.greaterThan(0);
+  });
+
+  it('returns text and html formats side by side', async () => {
+    const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', {
+      url: `${site.url}/article`,
+      formats: ['text', 'html'],
+      include_raw_html: true,
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.content.text).to.be.a('string').and.not.match(/<\w+/);
+    expect(res.body.content.html).to.match(/<\w+/);
+    expect(res.body.raw_html).to.match(/<html/i);
+  });
+
+  it('parses a JSON API body into content.json with extraction_method raw_json_api', async () => {
+    const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', {
+      url: `${site.url}/api/json`,
+      formats: ['json', 'html'],
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.extraction_method).to.equal('raw_json_api');
+    expect(res.body.content.json).to.be.an('object');
+    expect(res.body.content.html).to.match(/^<pre><code/);
+  });
+
+  it('decodes a page served in Shift_JIS', async () => {
+    const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', {
+      url: `${site.url}/charset/shift_jis`,
+      formats: ['text'],
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.content).to.match(/[\u3040-\u30ff\u4e00-\u9faf]/);
+  });
+
+  it('sends POST bodies with the given content type', async () => {
+    const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', {
+      url: `${site.url}/post-echo`,
+      method: 'POST',
+      body: '{"query":"{ items { id } }"}',
+      content_type: 'application/json',
+      formats: ['json'],
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.content.json).to.deep.include({ method: 'POST' });
+    expect(JSON.stringify(res.body.content.json)).to.contain('items');
+  });
+
+  it('follows a redirect chain and reports the final URL', async () => {
+    const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', {
+      url: `${site.url}/redirect/chain?n=3`,
+      formats: ['markdown'],
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.final_url).to.equal(`${site.url}/article`);
+  });
+
+  describe('async mode', () => {
+    it('answers 202 with a poll URL, and polling ends in succeeded with the result', async () => {
+      const api = apiClient(stack.baseUrl, account.key);
+      const res = await api.post('/api/v1/scrape', { url: `${site.url}/article`, sync: false, formats: ['markdown'] });
+      expect(res.status, JSON.stringify(res.body)).to.equal(202);
+      expect(res.body.job_id).to.match(/^[0-9a-f-]{36}$/);
+      expect(res.body.poll_url).to.equal(`/api/v1/jobs/${res.body.job_id}`);
+
+      let job;
+      for (let i = 0; i < 100; i++) {
+        job = (await api.get(res.body.poll_url)).body;
+        if (!['pending', 'running'].includes(job.status)) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(job.status).to.equal('succeeded');
+      expect(job.job_id).to.equal(res.body.job_id);
+      expect(job.result.content).to.be.a('string').and.match(/^#\s/m);
+      expect(job.billing.total_credits).to.equal(1);
+      expect(job.started_at).to.be.a('string');
+      expect(job.completed_at).to.be.a('string');
+      expect(job.error).to.equal(null);
+    });
+
+    it("does not show one account's job to another", async () => {
+      const api = apiClient(stack.baseUrl, account.key);
+      const res = await api.post('/api/v1/scrape', { url: `${site.url}/article`, sync: false });
+      const other = await createTestAccount(stack, 1_000);
+      const peek = await apiClient(stack.baseUrl, other.key).get(res.body.poll_url);
+      expect(peek.status).to.equal(404);
+      expect(peek.body.error).to.equal('NOT_FOUND');
+    });
+  });
+});

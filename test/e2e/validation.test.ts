@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import { apiClient } from '../support/api.js';
+import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
+
+describe('request validation and the error envelope', function () {
+  this.timeout(60_000);
+  let stack: TestStack;
+  let key: string;
+
+  before(async () => {
+    stack = await getStack();
+    key = (await createTestAccount(stack, 100_000)).key;
+  });
+
+  const invalid: Array<[string, unknown, string]> = [
+    ['a missing url', {}, 'url'],
+    ['a relative url', { url: '/page' }, 'url'],
+    ['a non-http scheme', { url: 'ftp://example.com/file' }, 'url'],
+    ['a URL over 8192 characters', { url: `https://example.com/${'a'.repeat(8200)}` }, 'url'],
+    ['an unknown format', { url: 'https://example.com', formats: ['pdf'] }, 'formats[0]'],
+    ['an empty formats list', { url: 'https://example.com', formats: [] }, 'formats'],
+    ['a timeout over 300', { url: 'https://example.com', timeout: 301 }, 'timeout'],
+    ['a timeout of 0', { url: 'https://example.com', timeout: 0 }, 'timeout'],
+    ['an unknown mode', { url: 'https://example.com', mode: 'fast' }, 'mode'],
+    ['an unknown field', { url: 'https://example.com', format: 'markdown' }, 'body'],
+    ['a body with GET', { url: 'https://example.com', body: 'x' }, 'body'],
+    ['POST with neither body nor content type', { url: 'https://example.com', method: 'POST' }, 'body'],
+    ['sync_policy without sync', { url: 'https://example.com', sync: false, sync_policy: 'wait_until_deadline' }, 'sync_policy'],
+    ['screenshot without render_js', { url: 'https://example.com', advanced: { screenshot: true } }, 'advanced.screenshot'],
+    ['an unknown tier', { url: 'https://example.com', cost_controls: { max_tier: '9' } }, 'cost_controls.max_tier'],
+    ['an http webhook_url', { url: 'https://example.com', webhook_url: 'http://hooks.example.com/x' }, 'webhook_url'],
+    ['a profile the scrape route does not take', { url: 'https://example.com', extraction_profile: 'recipe' }, 'extraction_profile'],
+    ['a prompt over 4000 characters', { url: 'https://example.com', extraction_prompt: 'x'.repeat(4001) }, 'extraction_prompt'],
+    ['a bad country code', { url: 'https://example.com', location: { country: 'USA' } }, 'location.country'],
+  ];
+  for (const [what, body, field] of invalid) {
+    it(`refuses ${what} with 400 VALIDATION_ERROR naming ${field}`, async () => {
+      const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', body);
+      expect(res.status).to.equal(400);
+      expect(res.body.error).to.equal('VALIDATION_ERROR');
+      expect(res.body.request_id).to.match(/^req_/);
+      expect(res.body.message).to.be.a('string').and.not.empty;
+      expect(res.body.details.fields.map((f: { field: string }) => f.field)).to.include(field);
+    });
+  }
+
+  it('names session_id and cookies sent together as SESSION_COOKIES_CONFLICT', async () => {
+    const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', {
+      url: 'https://example.com',
+      advanced: { session_id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301', cookies: { a: 'b' } },
+    });
+    expect(res.status).to.equal(400);
+    expect(res.body.details.code).to.equal('SESSION_COOKIES_CONFLICT');
+  });
+
+  it('refuses an extraction schema over 64 KB', async () => {
+    const properties: Record<string, unknown> = {};
+    for (let i = 0; i < 3000; i++) properties[`field_number_${i}`] = { type: 'string', description: 'x'.repeat(10) };
+    const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', {
+      url: 'https://example.com',
+      extraction_schema: { type: 'object', properties },
+    });
+    expect(res.status).to.equal(400);
+    expect(res.body.details.fields[0].field).to.equal('extraction_schema');
+  });
+
+  it('answers malformed JSON with 400 VALIDATION_ERROR', async () => {
+    const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', '{"url": ');
+    expect(res.status).to.equal(400);
+    expect(res.body.error).to.equal('VALIDATION_ERROR');
+    expect(res.body.request_id).to.be.a('string');
+  });
+
+  it('answers a body over 1 MB with 413', async () => {
+    const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', { url: 'https://example.com', body: 'x'.repeat(1_100_000) });
+    expect(res.status).to.equal(413);
+    expect(res.body.error).to.equal('PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers a non-JSON body with 415', async () => {
+    const res = await apiClient(stack.baseUrl, key).call('POST', '/api/v1/scrape', 'url=https://example.com', {
+      'Content-Type': 'application/x-www-form-urlencoded',
+    });
+    expect(res.status).to.equal(415);
+    expect(res.body.error).to.equal('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers a job id that is not a UUID with 400, and an unknown one with 404', async () => {
+    const api = apiClient(stack.baseUrl, key);
+    const bad = await api.get('/api/v1/jobs/not-a-uuid');
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error).to.equal('VALIDATION_ERROR');
+    const missing = await api.get('/api/v1/jobs/3f2504e0-4f89-11d3-9a0c-0305e82c3301');
+    expect(missing.status).to.equal(404);
+    expect(missing.body.error).to.equal('NOT_FOUND');
+  });
+
+  it('answers an unknown route with the envelope and 404', async () => {
+    const res = await apiClient(stack.baseUrl, key).get('/api/v1/nothing-here');
+    expect(res.status).to.equal(404);
+    expect(res.body).to.include.keys('error', 'message', 'request_id');
+  });
+});

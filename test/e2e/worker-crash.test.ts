@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import { startSiteServer } from '../fixtures/site-server.js';
+import { apiClient, balanceOf } from '../support/api.js';
+import { createTestAccount, getStack, waitForWorkers, type TestStack } from '../support/stack.js';
+
+describe('a worker killed in the middle of a job', function () {
+  this.timeout(120_000);
+  let stack: TestStack;
+  let site: Awaited<ReturnType<typeof startSiteServer>>;
+  before(async () => {
+    stack = await getStack();
+    site = await startSiteServer();
+  });
+  after(async () => {
+    await site.close();
+    if (!stack.running('fetch-t1')) await stack.start('fetch-t1');
+  });
+
+  it('leaves a job that another worker completes, charged exactly once', async () => {
+    const { key, accountId } = await createTestAccount(stack, 10_000);
+    const api = apiClient(stack.baseUrl, key);
+    const path = '/slow?ms=3000';
+    const hitsBefore = site.hits('/slow');
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}${path}`, sync: false, formats: ['markdown'] });
+    expect(res.status).to.equal(202);
+
+    // Kill the worker while it holds the request open.
+    for (let i = 0; i < 100 && site.hits('/slow') === hitsBefore; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(site.hits('/slow')).to.equal(hitsBefore + 1);
+    await stack.kill('fetch-t1', 'SIGKILL');
+    await stack.start('fetch-t1');
+    await waitForWorkers(stack.baseUrl, 30_000);
+
+    let job;
+    for (let i = 0; i < 200; i++) {
+      job = (await api.get(res.body.poll_url)).body;
+      if (!['pending', 'running'].includes(job.status)) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(job.status).to.equal('succeeded');
+    expect(site.hits('/slow')).to.be.at.least(hitsBefore + 2);
+
+    const ledger = await stack.pool.query<{ kind: string; amount_microcents: string }>(
+      'SELECT kind, amount_microcents FROM ledger_entries WHERE reference = $1 ORDER BY id',
+      [`job:${res.body.job_id}`],
+    );
+    expect(ledger.rows.map((r) => [r.kind, Number(r.amount_microcents)])).to.deep.equal([
+      ['reserve', -200],
+      ['settle', 0],
+    ]);
+    expect(await balanceOf(stack.pool, accountId)).to.equal(9_800);
+    const attempts = await stack.pool.query<{ deliveries: number; status: string }>(
+      'SELECT deliveries, status FROM job_attempts WHERE job_id = $1',
+      [res.body.job_id],
+    );
+    expect(attempts.rows).to.have.length(1);
+    expect(attempts.rows[0]!.status).to.equal('succeeded');
+    expect(attempts.rows[0]!.deliveries).to.be.at.least(2);
+  });
+});

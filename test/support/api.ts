@@ -1,0 +1,38 @@
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A small client for the public API as a user would call it. */
+export function apiClient(baseUrl: string, key?: string) {
+  const call = async <T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(key ? { 'X-API-Key': key } : {}),
+        ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: left as text
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  };
+  return {
+    get: <T = any>(path: string, headers?: Record<string, string>) => call<T>('GET', path, undefined, headers),
+    post: <T = any>(path: string, body: unknown, headers?: Record<string, string>) => call<T>('POST', path, body, headers),
+    call,
+  };
+}
+
+export async function balanceOf(pool: import('pg').Pool, accountId: string): Promise<number> {
+  const row = await pool.query<{ balance_microcents: string }>('SELECT balance_microcents FROM accounts WHERE id = $1', [accountId]);
+  return Number(row.rows[0]!.balance_microcents);
+}

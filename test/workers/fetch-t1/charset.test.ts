@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import iconv from 'iconv-lite';
+import { decodeBody, detectCharset } from '../../../workers/fetch-t1/charset.js';
+
+const html = (head: string, text: string) => `<!DOCTYPE html><html><head>${head}<title>t</title></head><body><p>${text}</p></body></html>`;
+
+describe('charset detection and decoding', () => {
+  it('uses the Content-Type charset over the meta tag', () => {
+    const bytes = iconv.encode(html('<meta charset="koi8-r">', 'Café'), 'windows-1252');
+    expect(detectCharset(bytes, 'text/html', 'windows-1252')).to.equal('windows-1252');
+    expect(decodeBody(bytes, 'text/html', 'windows-1252').text).to.contain('Café');
+  });
+
+  it('resolves labels as browsers do: iso-8859-1 and us-ascii mean windows-1252, x-sjis means shift_jis', () => {
+    const bytes = Buffer.from('plain');
+    expect(detectCharset(bytes, 'text/html', 'ISO-8859-1')).to.equal('windows-1252');
+    expect(detectCharset(bytes, 'text/html', 'us-ascii')).to.equal('windows-1252');
+    expect(detectCharset(bytes, 'text/html', 'x-sjis')).to.equal('shift_jis');
+    expect(detectCharset(bytes, 'text/html', 'GB2312')).to.equal('gbk');
+  });
+
+  it('decodes the C1 range of windows-1252 for a page labelled latin1', () => {
+    const bytes = Buffer.from([0x93, 0x71, 0x94, 0x20, 0x80]);
+    expect(decodeBody(bytes, 'text/plain', 'latin1').text).to.equal('“q” €');
+  });
+
+  it('lets a byte order mark win over the Content-Type charset', () => {
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('naïve ✓')]);
+    expect(detectCharset(bytes, 'text/html', 'windows-1252')).to.equal('utf-8');
+    expect(decodeBody(bytes, 'text/html', 'windows-1252').text).to.equal('naïve ✓');
+  });
+
+  it('detects UTF-16 big-endian by its BOM', () => {
+    const bytes = Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode('日本', 'utf-16be')]);
+    expect(decodeBody(bytes, 'text/plain').text).to.equal('日本');
+  });
+
+  it('falls back to the meta prescan when the header label is unknown', () => {
+    const bytes = iconv.encode(html('<meta charset="euc-jp">', '東京'), 'euc-jp');
+    expect(detectCharset(bytes, 'text/html', 'no-such-charset')).to.equal('euc-jp');
+    expect(decodeBody(bytes, 'text/html', 'no-such-charset').text).to.contain('東京');
+  });
+
+  it('reads <meta http-equiv="Content-Type"> in HTML', () => {
+    const bytes = iconv.encode(html('<meta http-equiv="content-type" content="text/html; charset=big5">', '臺北'), 'big5');
+    expect(decodeBody(bytes, 'text/html').text).to.contain('臺北');
+  });
+
+  it('ignores meta tags in bodies that are not HTML', () => {
+    const bytes = Buffer.from('<meta charset="koi8-r"> plain text');
+    expect(detectCharset(bytes, 'text/plain')).to.equal('utf-8');
+  });
+
+  it('reads the XML declaration of an XML body', () => {
+    const bytes = iconv.encode('<?xml version="1.0" encoding="ISO-8859-2"?><feed><title>Zażółć</title></feed>', 'iso-8859-2');
+    expect(detectCharset(bytes, 'application/rss+xml')).to.equal('iso-8859-2');
+    expect(decodeBody(bytes, 'application/rss+xml').text).to.contain('Zażółć');
+  });
+
+  it('defaults to UTF-8', () => {
+    const bytes = Buffer.from('<p>Grüße ✓</p>');
+    expect(decodeBody(bytes, 'text/html')).to.deep.equal({ text: '<p>Grüße ✓</p>', charset: 'utf-8' });
+    expect(decodeBody(Buffer.from('{"a":"ü"}'), 'application/json').charset).to.equal('utf-8');
+  });
+
+  it('skips a label it cannot decode and keeps looking', () => {
+    const bytes = Buffer.from(html('', 'x'));
+    expect(detectCharset(bytes, 'text/html', 'x-user-defined')).to.equal('utf-8');
+  });
+});

@@ -1,0 +1,355 @@
+import type { Readable } from 'node:stream';
+import { request, type Dispatcher } from 'undici';
+import { assertUrlAllowed, createGuardedDispatcher, type GuardOptions } from '../net/ssrf-guard.js';
+import { ACCEPT_ENCODING, parseContentEncoding, readBody } from './body-reader.js';
+import { detectChallenge, hasBlockMarkers } from './challenge-detector.js';
+import { decodeBody } from './charset.js';
+import { isTextualMime, parseContentType, sniffMime, SNIFF_BYTES } from './content-type.js';
+import { classifyFetchError } from './network-errors.js';
+
+export interface FetchRequest {
+  url: string;
+  /** GET by default. */
+  method: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** The body's media type; application/json when a body is sent without one. */
+  contentType?: string;
+  /** Bounds the whole fetch: every redirect hop, headers and body. */
+  timeoutMs: number;
+}
+
+export interface FetchConfig {
+  guard: GuardOptions;
+  /** Largest body accepted, on the wire and decoded; 10 MB in the default configuration. */
+  maxBytes: number;
+  /** Redirects followed before giving up; 10 in the default configuration. */
+  maxRedirects: number;
+  userAgent: string;
+  /** The shared guarded agent, created once per process; one is made (and closed) per fetch without it. */
+  dispatcher?: Dispatcher;
+}
+
+export interface FetchTimings {
+  /** From the start of the fetch to the final response's headers. */
+  ttfbMs: number;
+  totalMs: number;
+}
+
+export type FetchFailureCode =
+  | 'TIMEOUT'
+  | 'NETWORK_ERROR'
+  | 'CONTENT_TOO_LARGE'
+  | 'UNSUPPORTED_CONTENT_TYPE'
+  | 'URL_NOT_ALLOWED'
+  | 'TARGET_NOT_FOUND'
+  | 'TARGET_UNAVAILABLE'
+  | 'REQUIRES_AUTH'
+  | 'BLOCKED'
+  | 'CHALLENGE_DETECTED';
+
+export type FetchOutcome =
+  | {
+      kind: 'ok';
+      statusCode: number;
+      finalUrl: string;
+      /** Every URL that answered with a redirect, in order; finalUrl answered the last one. */
+      redirects: string[];
+      /** Response headers, names lower-case, repeated headers joined with ", ". */
+      headers: Record<string, string>;
+      /** The media type alone, lower-case. */
+      contentType: string;
+      /** The encoding the body was decoded with. */
+      charset: string;
+      body: string;
+      /** Decoded body size. */
+      bytes: number;
+      timings: FetchTimings;
+    }
+  | {
+      kind: 'failed';
+      code: FetchFailureCode;
+      message: string;
+      statusCode?: number;
+      finalUrl?: string;
+      bytes?: number;
+      timings?: FetchTimings;
+      /** True when a stronger tier might succeed (blocked, challenge, rate limited, target error). */
+      escalate: boolean;
+    };
+
+type Failure = Extract<FetchOutcome, { kind: 'failed' }>;
+
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+const DEFAULT_HEADERS: Record<string, string> = {
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'accept-language': 'en-US,en;q=0.9',
+};
+
+/**
+ * Headers a caller may not set: connection management belongs to the client,
+ * and accept-encoding must name only what the body reader can decode.
+ */
+const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'accept-encoding',
+  'proxy-connection',
+]);
+
+/** Credentials meant for one origin are not sent on to another, as browsers do on redirects. */
+const ORIGIN_BOUND_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+function requestHeaders(req: FetchRequest, config: FetchConfig): Record<string, string> {
+  const headers: Record<string, string> = { 'user-agent': config.userAgent, ...DEFAULT_HEADERS };
+  for (const [name, value] of Object.entries(req.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
+  }
+  headers['accept-encoding'] = ACCEPT_ENCODING;
+  if (req.contentType) headers['content-type'] = req.contentType;
+  else if (req.body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+  return headers;
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/**
+ * The method and body of the next hop: 303 turns anything but HEAD into a
+ * GET, and 301/302 turn a POST into a GET, dropping the body (RFC 9110 and
+ * what every browser does); 307/308 repeat the request as it was.
+ */
+function nextHop(status: number, method: string, body: string | undefined): { method: string; body: string | undefined } {
+  if ((status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')) {
+    return { method: 'GET', body: undefined };
+  }
+  return { method, body };
+}
+
+/** The outcome decided by the status alone, before any body is read. */
+function classifyStatusBeforeBody(status: number): Omit<Failure, 'kind' | 'statusCode' | 'finalUrl' | 'timings'> | null {
+  if (status === 404 || status === 410) return { code: 'TARGET_NOT_FOUND', message: `The target answered ${status}`, escalate: false };
+  if (status === 401) return { code: 'REQUIRES_AUTH', message: 'The target requires authentication (401)', escalate: false };
+  if (status === 429) return { code: 'BLOCKED', message: 'The target is rate limiting this client (429)', escalate: true };
+  if (status >= 500 && status !== 503) return { code: 'TARGET_UNAVAILABLE', message: `The target answered ${status}`, escalate: true };
+  return null;
+}
+
+/** 403 and 503 carry a page worth reading: it tells a challenge from a block from an outage. */
+function classifyStatusAfterBody(
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+): Omit<Failure, 'kind' | 'statusCode' | 'finalUrl' | 'timings'> | null {
+  const evidence = { headers, body };
+  const vendor = status === 403 || status === 503 || (status >= 200 && status < 300) ? detectChallenge(evidence) : null;
+  if (vendor) return { code: 'CHALLENGE_DETECTED', message: `The target answered with a ${vendor} bot challenge (${status})`, escalate: true };
+  if (status === 403) return { code: 'BLOCKED', message: 'The target refused this client (403)', escalate: true };
+  if (status === 503) {
+    return hasBlockMarkers(evidence)
+      ? { code: 'BLOCKED', message: 'The target answered 503 with a bot block page', escalate: true }
+      : { code: 'TARGET_UNAVAILABLE', message: 'The target answered 503', escalate: true };
+  }
+  return null;
+}
+
+/** What makes two hops the same request for loop detection: the fragment is never sent. */
+function requestKey(method: string, url: URL): string {
+  const withoutFragment = new URL(url);
+  withoutFragment.hash = '';
+  return `${method} ${withoutFragment.href}`;
+}
+
+/** Drops a body unread; the connection closes unless the body had already ended. */
+function discard(body: Readable): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Fetches one page for tier 1: plain HTTP through the SSRF-guarded
+ * dispatcher, redirects followed by hand so every hop is checked before it
+ * connects, the whole fetch bounded by one deadline, the body capped,
+ * decompressed and decoded to text, and the result classified into the
+ * outcomes the control plane acts on. Never throws for a target's behaviour.
+ */
+export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise<FetchOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const ownDispatcher = config.dispatcher ? undefined : createGuardedDispatcher(config.guard);
+  const dispatcher = config.dispatcher ?? ownDispatcher!;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), req.timeoutMs);
+
+  let currentUrl = req.url;
+  let statusCode: number | undefined;
+  let ttfbMs: number | undefined;
+  const timings = (): FetchTimings => ({ ttfbMs: ttfbMs ?? elapsed(), totalMs: elapsed() });
+  const fail = (failure: Omit<Failure, 'kind'>): Failure => ({ kind: 'failed', finalUrl: currentUrl, timings: timings(), ...failure });
+
+  try {
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      return fail({ code: 'URL_NOT_ALLOWED', message: 'The URL cannot be parsed', escalate: false });
+    }
+    const originalOrigin = url.origin;
+    let method = (req.method || 'GET').toUpperCase();
+    let body = req.body;
+    let headers = requestHeaders(req, config);
+    const redirects: string[] = [];
+    const visited = new Set<string>();
+
+    for (;;) {
+      currentUrl = url.href;
+      assertUrlAllowed(url, config.guard);
+      visited.add(requestKey(method, url));
+      const res = await request(url, {
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body: method === 'GET' || method === 'HEAD' ? undefined : body,
+        dispatcher,
+        signal: deadline.signal,
+      });
+      statusCode = res.statusCode;
+      const responseHeaders = flattenHeaders(res.headers);
+
+      const location = responseHeaders['location'];
+      if (REDIRECT_STATUSES.has(res.statusCode) && location !== undefined) {
+        discard(res.body);
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch {
+          return fail({ code: 'NETWORK_ERROR', message: `The redirect from ${url.href} points to an invalid URL`, statusCode, escalate: false });
+        }
+        redirects.push(url.href);
+        if (redirects.length > config.maxRedirects) {
+          return fail({ code: 'NETWORK_ERROR', message: `The target redirected more than ${config.maxRedirects} times`, statusCode, escalate: false });
+        }
+        ({ method, body } = nextHop(res.statusCode, method, body));
+        if (body === undefined) {
+          const { 'content-type': _dropped, ...rest } = headers;
+          headers = rest;
+        }
+        if (next.origin !== originalOrigin) {
+          headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !ORIGIN_BOUND_HEADERS.includes(name)));
+        }
+        if (visited.has(requestKey(method, next))) {
+          return fail({ code: 'NETWORK_ERROR', message: `The target redirects in a loop (${next.href} again)`, statusCode, escalate: false });
+        }
+        // A fragment survives a redirect that does not name its own.
+        if (!next.hash && url.hash) next.hash = url.hash;
+        url = next;
+        continue;
+      }
+
+      ttfbMs = elapsed();
+      return await finishResponse(res.statusCode, responseHeaders, res.body, {
+        method,
+        url,
+        redirects,
+        maxBytes: config.maxBytes,
+        signal: deadline.signal,
+        timings,
+        fail,
+      });
+    }
+  } catch (err) {
+    if (deadline.signal.aborted) {
+      return fail({ code: 'TIMEOUT', message: `The fetch took longer than ${req.timeoutMs} ms`, statusCode, escalate: false });
+    }
+    const classified = classifyFetchError(err, hostOf(currentUrl));
+    return fail({ ...classified, statusCode });
+  } finally {
+    clearTimeout(timer);
+    if (ownDispatcher) void ownDispatcher.destroy();
+  }
+}
+
+interface FinishContext {
+  method: string;
+  url: URL;
+  redirects: string[];
+  maxBytes: number;
+  signal: AbortSignal;
+  timings: () => FetchTimings;
+  fail: (failure: Omit<Failure, 'kind'>) => Failure;
+}
+
+async function finishResponse(status: number, headers: Record<string, string>, source: Readable, ctx: FinishContext): Promise<FetchOutcome> {
+  const statusCode = status;
+  const early = classifyStatusBeforeBody(status);
+  if (early) {
+    discard(source);
+    return ctx.fail({ ...early, statusCode });
+  }
+
+  const declared = headers['content-length'] === undefined ? NaN : Number(headers['content-length']);
+  const declaredType = parseContentType(headers['content-type']);
+  if (declaredType && !isTextualMime(declaredType.mime)) {
+    discard(source);
+    const fromStatus = classifyStatusAfterBody(status, headers, '');
+    if (fromStatus) return ctx.fail({ ...fromStatus, statusCode });
+    return ctx.fail({ code: 'UNSUPPORTED_CONTENT_TYPE', message: `The content type ${declaredType.mime} is not supported in this mode`, statusCode, escalate: false });
+  }
+  if (declared > ctx.maxBytes) {
+    discard(source);
+    return ctx.fail({ code: 'CONTENT_TOO_LARGE', message: `The response declares ${declared} bytes, over the ${ctx.maxBytes} byte limit`, statusCode, escalate: false });
+  }
+
+  let sniffed: string | undefined;
+  const bytes = await readBody(source, {
+    encodings: ctx.method === 'HEAD' ? [] : parseContentEncoding(headers['content-encoding']),
+    maxBytes: ctx.maxBytes,
+    signal: ctx.signal,
+    inspectBytes: SNIFF_BYTES,
+    inspect: declaredType
+      ? undefined
+      : (head) => {
+          sniffed = sniffMime(head);
+          return isTextualMime(sniffed) ? null : `The response has no content type and its bytes look like ${sniffed}, which is not supported in this mode`;
+        },
+  });
+  const mime = declaredType?.mime ?? sniffed ?? 'text/plain';
+  const { text, charset } = decodeBody(bytes, mime, declaredType?.charset);
+
+  const verdict = classifyStatusAfterBody(status, headers, text);
+  if (verdict) return ctx.fail({ ...verdict, statusCode, bytes: bytes.length });
+
+  return {
+    kind: 'ok',
+    statusCode,
+    finalUrl: ctx.url.href,
+    redirects: ctx.redirects,
+    headers,
+    contentType: mime,
+    charset,
+    body: text,
+    bytes: bytes.length,
+    timings: ctx.timings(),
+  };
+}

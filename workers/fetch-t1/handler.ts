@@ -1,0 +1,114 @@
+import { fromBinary, type JsonObject } from '@bufbuild/protobuf';
+import type { Logger } from '../../common/logger.js';
+import { ScrapeTaskSchema, type ScrapeTask } from '../../proto/gen/trawl/v1/work_pb.js';
+import { runPipeline, type PipelineConfig } from '../pipeline/index.js';
+import { toStoredResult } from '../pipeline/stored-result.js';
+import { pipelineFailure, type AttemptReporting } from '../runtime/attempt-reporting.js';
+import type { DomainLease } from '../runtime/domain-lease.js';
+import type { PoolHandler } from '../runtime/pool-runtime.js';
+import { fetchPage, type FetchConfig } from './fetcher.js';
+
+export interface FetchHandlerDeps {
+  attempts: AttemptReporting;
+  lease: DomainLease;
+  fetchConfig: FetchConfig;
+  pipeline: PipelineConfig;
+  workerId: string;
+  log: Logger;
+}
+
+export function createFetchHandler(deps: FetchHandlerDeps): PoolHandler<ScrapeTask> {
+  const { attempts } = deps;
+  return {
+    decode: (data) => fromBinary(ScrapeTaskSchema, data),
+
+    async handle(task, ctx) {
+      // A redelivery of a task whose report already went out: nothing to do.
+      if (await attempts.alreadyFinished(task)) return;
+      await attempts.started(task, ctx);
+
+      const started = Date.now();
+      const remaining = Number(task.deadlineUnixMs) - started;
+      if (remaining <= 0) return attempts.fail(task, ctx, 'TIMEOUT', 'The job reached its deadline before it could run');
+      const timeoutMs = Math.min(task.timeoutMs, remaining);
+
+      let host: string;
+      try {
+        host = new URL(task.url).hostname;
+      } catch {
+        return attempts.fail(task, ctx, 'URL_NOT_ALLOWED', 'The URL cannot be parsed');
+      }
+      const lease = await deps.lease.acquireWithWait(host, `${deps.workerId}:${task.attemptId}`, { waitMs: timeoutMs });
+      if (!lease) return attempts.fail(task, ctx, 'TIMEOUT', `Every concurrency slot for ${host} stayed busy until the timeout`);
+      const keepAlive = setInterval(() => void lease.refresh(), 5_000);
+      let outcome;
+      try {
+        outcome = await fetchPage(
+          { url: task.url, method: task.method, body: task.body, contentType: task.contentType, timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)) },
+          deps.fetchConfig,
+        );
+      } finally {
+        clearInterval(keepAlive);
+        await lease.release().catch(() => undefined);
+      }
+      const fetchMs = BigInt(Date.now() - started);
+      if (outcome.kind === 'failed') {
+        return attempts.fail(task, ctx, outcome.code, outcome.message, {
+          escalate: outcome.escalate,
+          statusCode: outcome.statusCode ?? 0,
+          finalUrl: outcome.finalUrl ?? '',
+          bytes: BigInt(outcome.bytes ?? 0),
+          fetchMs,
+        });
+      }
+
+      const processStarted = Date.now();
+      let output;
+      try {
+        output = await runPipeline(
+          {
+            body: outcome.body,
+            contentType: outcome.contentType,
+            url: outcome.finalUrl,
+            formats: task.formats,
+            onlyMainContent: task.onlyMainContent,
+            extractionSchema: task.extractionSchema as JsonObject | undefined,
+            extractionProfile: task.extractionProfile,
+            extractionPrompt: task.extractionPrompt,
+            rag: { chunkSize: task.ragChunkSize, overlap: task.ragOverlap },
+            endpoint: 'scrape',
+          },
+          deps.pipeline,
+        );
+      } catch (err) {
+        deps.log.warn({ err, jobId: task.jobId }, 'content pipeline failed');
+        const failure = pipelineFailure(err);
+        return attempts.fail(task, ctx, failure.code, failure.message, { statusCode: outcome.statusCode, fetchMs });
+      }
+      const result = toStoredResult(
+        output,
+        {
+          url: task.url,
+          finalUrl: outcome.finalUrl,
+          statusCode: outcome.statusCode,
+          headers: outcome.headers,
+          responseTimeMs: outcome.timings.totalMs,
+          sizeBytes: outcome.bytes,
+          rawHtml: task.includeRawHtml ? outcome.body : undefined,
+        },
+        { contentAsFormats: false },
+      );
+      await attempts.succeed(task, ctx, result, {
+        statusCode: outcome.statusCode,
+        finalUrl: outcome.finalUrl,
+        bytes: BigInt(outcome.bytes),
+        fetchMs,
+        processMs: BigInt(Date.now() - processStarted),
+      });
+    },
+
+    async exhausted(task, err, ctx) {
+      await attempts.fail(task, ctx, 'INTERNAL_ERROR', `The worker could not complete the task: ${err instanceof Error ? err.message : String(err)}`);
+    },
+  };
+}

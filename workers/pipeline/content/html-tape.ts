@@ -1,0 +1,214 @@
+import { Parser } from 'htmlparser2';
+import { BLOCK, PARAGRAPH, SKIP, VOID, tagKind } from './tag-kinds.js';
+import { classifyAttributes } from './boilerplate-patterns.js';
+
+/**
+ * A page recorded once from htmlparser2's callbacks: a flat event tape
+ * (open, text, close) plus one row per element holding what the scoring and
+ * the emitters need. Elements are numbered in document order, so a parent
+ * always has a smaller number than its children and a subtree is the tape
+ * range between its open and close events.
+ *
+ * Content that is never rendered (script, style, svg, hidden elements ...) is
+ * not recorded at all.
+ */
+export interface Tape {
+  /** Events: `id * 4` opens element id, `id * 4 + 1` closes it, `t * 4 + 2` is text t. */
+  ops: number[];
+  texts: string[];
+  tag: string[];
+  kind: number[];
+  attrs: Record<string, string>[];
+  parent: number[];
+  /** Index in `ops` of the element's open and close events. */
+  openAt: number[];
+  closeAt: number[];
+  /** Bits from `classifyAttributes`. */
+  hints: number[];
+  /** Non-space characters of text in the subtree, and how many of them are inside links. */
+  chars: number[];
+  linkChars: number[];
+  /** Characters of text whose nearest paragraph-like ancestor is this element. */
+  ownChars: number[];
+  ownLinkChars: number[];
+  ownCommas: number[];
+  /** Block-level descendants (used to tell layout tables and real paragraphs apart). */
+  blocks: number[];
+  head: HeadInfo;
+}
+
+export interface MetaEntry {
+  key: string;
+  value: string;
+}
+
+export interface HeadInfo {
+  title: string;
+  baseHref: string;
+  lang: string;
+  canonical: string;
+  meta: MetaEntry[];
+  /** `datetime` of the first `<time>` marked as the publication date, if any. */
+  publishedTime: string;
+}
+
+const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
+
+function isHidden(attribs: Record<string, string>): boolean {
+  if (attribs.hidden !== undefined) return true;
+  const style = attribs.style;
+  return style !== undefined && style.length > 8 && HIDDEN_STYLE.test(style);
+}
+
+/**
+ * `forSelection: false` skips what only main-content selection uses (class,
+ * id and role words, text statistics): a full-page conversion needs neither.
+ */
+export function recordTape(html: string, forSelection = true): Tape {
+  const tape: Tape = {
+    ops: [],
+    texts: [],
+    tag: [],
+    kind: [],
+    attrs: [],
+    parent: [],
+    openAt: [],
+    closeAt: [],
+    hints: [],
+    chars: [],
+    linkChars: [],
+    ownChars: [],
+    ownLinkChars: [],
+    ownCommas: [],
+    blocks: [],
+    head: { title: '', baseHref: '', lang: '', canonical: '', meta: [], publishedTime: '' },
+  };
+  const { ops, texts, head } = tape;
+  // Open elements, innermost last; -1 marks a skipped element so closes stay balanced.
+  const stack: number[] = [];
+  // Nearest paragraph-like open element.
+  const paragraphs: number[] = [];
+  let skipDepth = 0;
+  let linkDepth = 0;
+  let titleDepth = 0;
+  let svgDepth = 0;
+  let titleText = '';
+
+  const parser = new Parser(
+    {
+      onopentag(name, attribs) {
+        if (name === 'svg' || name === 'math') svgDepth++;
+        if (svgDepth === 0) {
+          if (name === 'meta') collectMeta(head, attribs);
+          else if (name === 'link') {
+            if (!head.canonical && attribs.href && /(?:^|\s)canonical(?:\s|$)/i.test(attribs.rel ?? '')) head.canonical = attribs.href;
+          } else if (name === 'base') {
+            if (!head.baseHref && attribs.href) head.baseHref = attribs.href;
+          } else if (name === 'html') {
+            if (!head.lang && attribs.lang) head.lang = attribs.lang.trim();
+          } else if (name === 'title') titleDepth++;
+          else if (name === 'time' && !head.publishedTime && attribs.datetime && /datepublished|published/i.test(`${attribs.itemprop ?? ''} ${attribs.class ?? ''}`)) {
+            head.publishedTime = attribs.datetime;
+          }
+        }
+        if (skipDepth > 0) {
+          skipDepth++;
+          stack.push(-1);
+          return;
+        }
+        const kind = tagKind(name);
+        if (kind & SKIP || isHidden(attribs)) {
+          skipDepth = 1;
+          stack.push(-1);
+          return;
+        }
+        const id = tape.tag.length;
+        const parent = stack.length > 0 ? stack[stack.length - 1]! : -1;
+        tape.tag.push(name);
+        tape.kind.push(kind);
+        tape.attrs.push(attribs);
+        tape.parent.push(parent);
+        tape.openAt.push(ops.length);
+        tape.closeAt.push(-1);
+        tape.hints.push(forSelection ? classifyAttributes(attribs) : 0);
+        tape.chars.push(0);
+        tape.linkChars.push(0);
+        tape.ownChars.push(0);
+        tape.ownLinkChars.push(0);
+        tape.ownCommas.push(0);
+        tape.blocks.push(0);
+        ops.push(id * 4);
+        stack.push(id);
+        if (kind & PARAGRAPH) paragraphs.push(id);
+        if (name === 'a') linkDepth++;
+      },
+      ontext(data) {
+        if (titleDepth > 0) titleText += data;
+        if (skipDepth > 0 || stack.length === 0) return;
+        if (data.length === 0) return;
+        // The tokenizer splits text at entities; one run of text is one event, so escaping sees it whole.
+        const lastOp = ops.length > 0 ? ops[ops.length - 1]! : -1;
+        if (lastOp >= 0 && (lastOp & 3) === 2) texts[lastOp >> 2] += data;
+        else {
+          ops.push(texts.length * 4 + 2);
+          texts.push(data);
+        }
+        if (!forSelection) return;
+        // Non-space characters and commas, counted in one pass.
+        let chars = 0;
+        let commas = 0;
+        for (let i = 0; i < data.length; i++) {
+          const c = data.charCodeAt(i);
+          if (c > 32) {
+            chars++;
+            if (c === 44 || c === 0xff0c || c === 0x3001 || c === 0x060c) commas++;
+          }
+        }
+        if (chars === 0) return;
+        const current = stack[stack.length - 1]!;
+        tape.chars[current]! += chars;
+        if (linkDepth > 0) tape.linkChars[current]! += chars;
+        if (paragraphs.length > 0) {
+          const p = paragraphs[paragraphs.length - 1]!;
+          tape.ownChars[p]! += chars;
+          tape.ownCommas[p]! += commas;
+          if (linkDepth > 0) tape.ownLinkChars[p]! += chars;
+        }
+      },
+      onclosetag(name) {
+        if (name === 'svg' || name === 'math') svgDepth = Math.max(0, svgDepth - 1);
+        if (name === 'title' && titleDepth > 0) {
+          titleDepth--;
+          if (!head.title) head.title = titleText.replace(/\s+/g, ' ').trim();
+          titleText = '';
+        }
+        const id = stack.pop();
+        if (id === undefined) return;
+        if (id < 0) {
+          skipDepth--;
+          return;
+        }
+        tape.closeAt[id] = ops.length;
+        ops.push(id * 4 + 1);
+        const kind = tape.kind[id]!;
+        if (kind & PARAGRAPH) paragraphs.pop();
+        if (name === 'a') linkDepth--;
+        const parent = tape.parent[id]!;
+        if (parent >= 0) {
+          tape.chars[parent]! += tape.chars[id]!;
+          tape.linkChars[parent]! += tape.linkChars[id]!;
+          tape.blocks[parent]! += tape.blocks[id]! + (kind & BLOCK && !(kind & VOID) ? 1 : 0);
+        }
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.end(html);
+  return tape;
+}
+
+function collectMeta(head: HeadInfo, attribs: Record<string, string>): void {
+  const key = (attribs.property ?? attribs.name ?? attribs.itemprop ?? attribs['http-equiv'] ?? '').trim().toLowerCase();
+  const value = attribs.content;
+  if (key && value !== undefined && value.trim() !== '') head.meta.push({ key, value: value.trim() });
+}

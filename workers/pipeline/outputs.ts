@@ -1,0 +1,121 @@
+import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
+import { TrawlError } from '../../common/errors.js';
+import type { ContentResult } from './content/index.js';
+import type { PipelineInput } from './index.js';
+import {
+  applyProfile,
+  buildSectionTree,
+  chunkMarkdown,
+  extractStructuredData,
+  extractWithLlm,
+  isProfileRequest,
+  matchSchema,
+  validateExtractionSchema,
+  type ProfileRequest,
+  type StructuredData,
+} from './structured/index.js';
+
+export interface LlmConfig {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  timeoutMs: number;
+}
+
+export interface Outputs {
+  formats: Record<string, JsonValue>;
+  filteredContent?: JsonObject;
+  evidence?: JsonObject;
+  extractionMethod: string;
+  modelUsed?: string;
+}
+
+const asObject = (value: JsonValue): JsonObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : { value };
+
+/**
+ * Builds every requested format from converted content, plus schema matching
+ * and LLM extraction. Structured data is read once and shared by the json
+ * format, the profile and the schema matcher.
+ */
+export async function buildOutputs(
+  job: { input: PipelineInput; content: ContentResult; sourceHtml: string | null },
+  llm: LlmConfig,
+): Promise<Outputs> {
+  const { input, content } = job;
+  const requested = new Set(input.formats);
+  const profile: ProfileRequest = input.extractionProfile && isProfileRequest(input.extractionProfile) ? input.extractionProfile : 'auto';
+  const schema = input.extractionSchema;
+  if (schema) validateExtractionSchema(schema);
+
+  let data: StructuredData | null = null;
+  const structured = () => (data ??= extractStructuredData(job.sourceHtml ?? content.html, input.url));
+  const profileOptions = { mainText: content.text };
+  const profileResult = requested.has('json') || schema ? applyProfile(profile, structured(), profileOptions) : undefined;
+
+  const formats: Record<string, JsonValue> = {};
+  for (const format of input.formats) {
+    switch (format) {
+      case 'markdown':
+        formats[format] = content.markdown;
+        break;
+      case 'text':
+        formats[format] = content.text;
+        break;
+      case 'html':
+        formats[format] = content.html;
+        break;
+      case 'json':
+        formats[format] = { type: profileResult!.type, fields: profileResult!.fields, sources: structured().sources } as unknown as JsonValue;
+        break;
+      case 'json_v2':
+        formats[format] = buildSectionTree(content.html, input.url) as unknown as JsonValue;
+        break;
+      case 'rag':
+        formats[format] = chunkMarkdown(content.markdown, {
+          sourceUrl: input.url,
+          ...(input.rag?.chunkSize ? { chunkSize: input.rag.chunkSize } : {}),
+          ...(input.rag?.overlap !== undefined ? { overlap: input.rag.overlap } : {}),
+        }) as unknown as JsonValue;
+        break;
+      default:
+        throw new TrawlError('VALIDATION_ERROR', `unknown format "${format}"`);
+    }
+  }
+
+  let filteredContent: JsonObject | undefined;
+  let evidence: JsonObject | undefined;
+  let extractionMethod = 'algorithmic';
+  let modelUsed: string | undefined;
+
+  if (input.extractionPrompt) {
+    if (!llm.baseUrl) throw new TrawlError('SERVICE_UNAVAILABLE', 'LLM extraction is not configured on this service (TRAWL_LLM_BASE_URL)');
+    const result = await extractWithLlm(
+      {
+        content: content.markdown,
+        prompt: input.extractionPrompt,
+        schema: schema ?? null,
+        sourceUrl: input.url || null,
+        endpoint: input.endpoint ?? 'scrape',
+      },
+      llm,
+    );
+    filteredContent = asObject(result.data as JsonValue);
+    extractionMethod = 'llm';
+    modelUsed = result.model_used;
+  } else if (schema) {
+    const matched = matchSchema(schema, structured(), { profile, ...profileOptions, ...(profileResult ? { profileResult } : {}) });
+    filteredContent = matched.filtered_content as JsonObject;
+    if (input.evidence) evidence = matched.evidence as unknown as JsonObject;
+  }
+  // On the extract endpoint the json format is the answer to the caller's schema or prompt.
+  if (filteredContent && input.jsonIsFiltered && requested.has('json')) formats['json'] = filteredContent;
+
+  return {
+    formats,
+    extractionMethod,
+    ...(filteredContent ? { filteredContent } : {}),
+    ...(evidence ? { evidence } : {}),
+    ...(modelUsed ? { modelUsed } : {}),
+  };
+}
