@@ -96,6 +96,7 @@ try {
   await runLoad(4, 40, viaStack);
   await runLoad(4, 40, raw);
   const fmt = (n: number) => n.toFixed(1).padStart(8);
+  const ratio = (n: number) => (n >= 10 ? n.toFixed(1) : n.toPrecision(3)).padStart(8);
   process.stdout.write(`\npage: ${(page.length / 1024).toFixed(0)} KB, ${total} requests per run\n\n`);
   process.stdout.write(`${'client'.padEnd(22)} ${'conc'.padStart(5)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'req/s'.padStart(8)} errors\n`);
   for (const c of levels) {
@@ -104,7 +105,7 @@ try {
     process.stdout.write(`${'trawl sync scrape'.padEnd(22)} ${String(c).padStart(5)} ${fmt(s.p50)} ${fmt(s.p99)} ${fmt(s.rps)} ${s.errors}\n`);
     process.stdout.write(`${'raw undici fetch'.padEnd(22)} ${String(c).padStart(5)} ${fmt(r.p50)} ${fmt(r.p99)} ${fmt(r.rps)} ${r.errors}\n`);
     process.stdout.write(
-      `${'ratio (trawl / raw)'.padEnd(22)} ${String(c).padStart(5)} ${fmt(s.p50 / r.p50)}x ${fmt(s.p99 / r.p99)}x ${fmt(s.rps / r.rps)}x\n\n`,
+      `${'ratio (trawl / raw)'.padEnd(22)} ${String(c).padStart(5)} ${ratio(s.p50 / r.p50)}x ${ratio(s.p99 / r.p99)}x ${ratio(s.rps / r.rps)}x\n\n`,
     );
   }
 } finally {

@@ -23,8 +23,8 @@ export interface IsolatedStack {
   names: NatsNames;
   pool: pg.Pool;
   redis: Redis;
-  /** Sends a signal to a running role (e.g. SIGKILL a worker mid-job). */
-  kill(role: Role, signal: NodeJS.Signals): Promise<void>;
+  /** Sends a signal to a running role (e.g. SIGKILL a worker mid-job); resolves with its exit code once it exits. */
+  kill(role: Role, signal: NodeJS.Signals): Promise<number | null>;
   start(role: Role): Promise<void>;
   running(role: Role): boolean;
   /** Lines the processes printed, for diagnosing a failed test. */
@@ -127,9 +127,9 @@ export async function bootIsolatedStack(opts: IsolatedStackOptions): Promise<Iso
     output,
     async kill(role, signal) {
       const p = processes.get(role);
-      if (!p) return;
+      if (!p) return null;
       p.child.kill(signal);
-      await p.exited;
+      return p.exited;
     },
     start,
     running(role) {

@@ -58,3 +58,44 @@ describe('a worker killed in the middle of a job', function () {
     expect(attempts.rows[0]!.deliveries).to.be.at.least(2);
   });
 });
+
+describe('a worker stopped with SIGTERM in the middle of a job', function () {
+  this.timeout(120_000);
+  let stack: TestStack;
+  let site: Awaited<ReturnType<typeof startSiteServer>>;
+  before(async () => {
+    stack = await getStack();
+    site = await startSiteServer();
+  });
+  after(async () => {
+    await site.close();
+    if (!stack.running('fetch-t1')) await stack.start('fetch-t1');
+    await waitForWorkers(stack.baseUrl, 30_000);
+  });
+
+  it('drains: finishes the task in flight, reports it, then exits cleanly', async () => {
+    const { key, accountId } = await createTestAccount(stack, 10_000);
+    const api = apiClient(stack.baseUrl, key);
+    const hitsBefore = site.hits('/slow');
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/slow?ms=2000`, sync: false, formats: ['markdown'] });
+    expect(res.status).to.equal(202);
+    for (let i = 0; i < 100 && site.hits('/slow') === hitsBefore; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(site.hits('/slow')).to.equal(hitsBefore + 1);
+
+    const exitCode = await stack.kill('fetch-t1', 'SIGTERM');
+    expect(exitCode).to.equal(0);
+
+    // No worker is running now: the job can only have been finished by the draining one.
+    let job;
+    for (let i = 0; i < 40; i++) {
+      job = (await api.get(res.body.poll_url)).body;
+      if (!['pending', 'running'].includes(job.status)) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(job.status).to.equal('succeeded');
+    expect(site.hits('/slow')).to.equal(hitsBefore + 1);
+    const attempts = await stack.pool.query<{ deliveries: number }>('SELECT deliveries FROM job_attempts WHERE job_id = $1', [res.body.job_id]);
+    expect(attempts.rows.map((r) => r.deliveries)).to.deep.equal([1]);
+    expect(await balanceOf(stack.pool, accountId)).to.equal(9_800);
+  });
+});
