@@ -10,6 +10,7 @@ import {
   extractWithLlm,
   isProfileRequest,
   matchSchema,
+  profileForSchema,
   validateExtractionSchema,
   type ProfileRequest,
   type StructuredData,
@@ -51,7 +52,11 @@ export async function buildOutputs(
   let data: StructuredData | null = null;
   const structured = () => (data ??= extractStructuredData(job.sourceHtml ?? content.html, input.url));
   const profileOptions = { mainText: content.text };
-  const profileResult = requested.has('json') || schema ? applyProfile(profile, structured(), profileOptions) : undefined;
+  // With `auto` and a schema, the schema's field names help pick the profile when the page itself says little.
+  const profileResult =
+    requested.has('json') || schema
+      ? applyProfile(profile === 'auto' && schema ? profileForSchema(schema, structured()) : profile, structured(), profileOptions)
+      : undefined;
 
   const formats: Record<string, JsonValue> = {};
   for (const format of input.formats) {

@@ -40,7 +40,7 @@ export const PROFILE_FIELDS: Readonly<Record<ProfileName, readonly string[]>> = 
   Object.entries(PROFILES).map(([name, def]) => [name, def.fields]),
 ) as Record<ProfileName, readonly string[]>;
 
-export { matchSchema, type SchemaMatchOptions, type SchemaMatchResult } from './schema/schema-matcher.js';
+export { matchSchema, profileForSchema, type SchemaMatchOptions, type SchemaMatchResult } from './schema/schema-matcher.js';
 export { MAX_EXTRACTION_SCHEMA_BYTES, validateExtractionSchema } from './schema/extraction-schema-validation.js';
 
 export {

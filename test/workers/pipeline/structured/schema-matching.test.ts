@@ -5,6 +5,7 @@ import {
   applyProfile,
   extractStructuredData,
   matchSchema,
+  profileForSchema,
   validateExtractionSchema,
   type JsonObject,
 } from '../../../../workers/pipeline/structured/index.js';
@@ -17,6 +18,28 @@ function match(file: string, schema: JsonObject, url = `https://site.example/${f
 const s = (type: string, extra: JsonObject = {}): JsonObject => ({ type, ...extra });
 
 describe('structured/schema matching', () => {
+  describe('profile choice for auto', () => {
+    const bare = '<html><body><h1>Blue kettle</h1><p>Price: £39.95</p><p>A kettle that boils fast.</p></body></html>';
+
+    it('reads a bare page as the profile the schema names, finding a labelled price', () => {
+      const data = extractStructuredData(bare, 'https://shop.example/kettle');
+      expect(profileForSchema({ type: 'object', properties: { title: s('string'), price: s('number') } }, data)).to.equal('product');
+      const { filtered_content, evidence } = matchSchema({ type: 'object', properties: { title: s('string'), price: s('number'), currency: s('string') } }, data);
+      expect(filtered_content).to.deep.equal({ title: 'Blue kettle', price: 39.95, currency: 'GBP' });
+      expect(evidence['price']).to.include({ source: 'heuristic' });
+    });
+
+    it('keeps the profile structured data declares, whatever the schema names', () => {
+      const data = extractStructuredData(profilePage('recipe.html'), 'https://site.example/recipe');
+      expect(profileForSchema({ type: 'object', properties: { price: s('number'), brand: s('string') } }, data)).to.equal('recipe');
+    });
+
+    it('keeps the detected profile when the schema names no profile field', () => {
+      const data = extractStructuredData(bare, 'https://shop.example/kettle');
+      expect(profileForSchema({ type: 'object', properties: { colour: s('string') } }, data)).to.equal('article');
+    });
+  });
+
   describe('names and aliases', () => {
     it('matches names case-, underscore- and camel-insensitively and applies the documented aliases', () => {
       const { filtered_content } = match('product-json-ld.html', {

@@ -164,6 +164,8 @@ export interface PriceHint {
  * add-to-cart button (sale price over a struck-through one), else the first
  * price-classed element of the page, else the first marked amount near the button.
  */
+const LABELLED_PRICE_TAGS = new Set(['p', 'span', 'div', 'li', 'dd', 'td', 'strong', 'b']);
+
 export function priceHint(index: PageIndex): PriceHint | null {
   const cart = addToCartElement(index);
   const scopes: Element[] = [];
@@ -185,6 +187,15 @@ export function priceHint(index: PageIndex): PriceHint | null {
   }
   const pageWide = priced(elementsWithHint(index, /price/i, 80));
   if (pageWide) return pageWide;
+  // A short text block labelled as a price ("Price: £39.95"), for pages without price classes.
+  const labelled = priced(
+    index.elements.filter((el) => {
+      if (!LABELLED_PRICE_TAGS.has(el.name)) return false;
+      const text = textOf(el);
+      return text.length <= 80 && /\bprice\b/i.test(text);
+    }),
+  );
+  if (labelled) return labelled;
   for (const scope of scopes.slice(1)) {
     const match = findPrices(textOf(scope))[0];
     if (match) return { el: scope, match };

@@ -2,8 +2,9 @@ import { isEmptyValue, isJsonObject, lookup, textValue } from '../json-like-valu
 import { applyProfile } from '../profiles/apply-profile.js';
 import { buildPageIndex } from '../profiles/page-index.js';
 import { profileEntities } from '../profiles/profile-entities.js';
-import type { ProfileOptions, ProfileRequest, ProfileResult } from '../profiles/profile-model.js';
+import type { ProfileName, ProfileOptions, ProfileRequest, ProfileResult } from '../profiles/profile-model.js';
 import { PROFILES } from '../profiles/profile-registry.js';
+import { detectProfile } from '../profiles/profile-detection.js';
 import type { Entity, Evidence, JsonObject, JsonValue, StructuredData } from '../structured-data-model.js';
 import { entityScope, profileScope, rootScopes, type Scope } from './data-scopes.js';
 import { fieldNames, nameMatchesType, normalizeFieldName } from './field-aliases.js';
@@ -215,10 +216,42 @@ class Matcher {
  */
 export function matchSchema(schema: JsonObject, data: StructuredData, options: SchemaMatchOptions = {}): SchemaMatchResult {
   const index = buildPageIndex(data.document);
-  const profile = options.profileResult ?? applyProfile(options.profile ?? 'auto', data, options);
+  const requested = options.profile ?? 'auto';
+  const profile =
+    options.profileResult ?? applyProfile(requested === 'auto' ? profileForSchema(schema, data) : requested, data, options);
   const mainEntities = profileEntities(data.entities, PROFILES[profile.type].matchesType);
   const matcher = new Matcher(schema, data, profile, mainEntities);
   const normalized = normalizeSchema(schema, schema);
   const r = matcher.properties(normalized, rootScopes(data, index, profile, mainEntities), '');
   return { filtered_content: r.value, evidence: r.evidence };
+}
+
+/**
+ * The profile to read a page with when the caller asked for `auto` and gave a
+ * schema. Detection from structured data or OpenGraph stands; when detection
+ * had only page signals or nothing to go on, the profile whose fields the
+ * schema's top-level properties name most (aliases counted) is taken, so
+ * `{title, price}` on a bare page is read as a product.
+ */
+export function profileForSchema(schema: JsonObject, data: StructuredData): ProfileName {
+  const detection = detectProfile(data);
+  if (detection.basis === 'structured_data' || detection.basis === 'opengraph') return detection.profile;
+  const properties = schema['properties'];
+  if (!properties || typeof properties !== 'object' || Array.isArray(properties)) return detection.profile;
+  const requested = Object.keys(properties).map((name) => {
+    const names = fieldNames(name);
+    return new Set([...names.own, ...names.aliases]);
+  });
+  const score = (name: ProfileName) =>
+    PROFILES[name].fields.filter((field) => requested.some((names) => names.has(normalizeFieldName(field)))).length;
+  let best = detection.profile;
+  let bestScore = score(best);
+  for (const name of Object.keys(PROFILES) as ProfileName[]) {
+    const s = score(name);
+    if (s > bestScore) {
+      best = name;
+      bestScore = s;
+    }
+  }
+  return best;
 }
