@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { convertHtml, convertMarkdown, convertText, type ContentResult } from './content/index.js';
+import { limitNesting } from './nesting-guard.js';
 import { buildOutputs, type LlmConfig } from './outputs.js';
 
 export interface PipelineConfig {
@@ -73,7 +74,8 @@ function convert(input: PipelineInput): { result: ContentResult; html: string | 
   const type = input.contentType.toLowerCase();
   if (type === 'markdown' || type === 'text/markdown') return { result: convertMarkdown(input.body, input.url), html: null };
   if (type === 'text' || type === 'text/plain') return { result: convertText(input.body), html: null };
-  return { result: convertHtml(input.body, { url: input.url, onlyMainContent: input.onlyMainContent }), html: input.body };
+  const body = limitNesting(input.body);
+  return { result: convertHtml(body, { url: input.url, onlyMainContent: input.onlyMainContent }), html: body };
 }
 
 /**

@@ -78,7 +78,7 @@ export async function buildOutputs(
         break;
       case 'rag':
         formats[format] = chunkMarkdown(content.markdown, {
-          sourceUrl: input.url,
+          sourceUrl: input.url || null,
           ...(input.rag?.chunkSize ? { chunkSize: input.rag.chunkSize } : {}),
           ...(input.rag?.overlap !== undefined ? { overlap: input.rag.overlap } : {}),
         }) as unknown as JsonValue;

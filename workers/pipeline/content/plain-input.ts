@@ -1,4 +1,5 @@
 import { Marked } from 'marked';
+import { limitMarkdownNesting, limitNesting } from '../nesting-guard.js';
 import { recordTape } from './html-tape.js';
 import { selectFullPage } from './main-content.js';
 import { renderText } from './markdown-emitter.js';
@@ -8,10 +9,19 @@ import type { ContentResult } from './index.js';
 
 const escapeHtml = (s: string): string => s.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 
+/** Drops trailing spaces and tabs; a /[ \t]+$/m replace is quadratic on lines with long blank runs. */
+function trimSpacesAtEnd(line: string): string {
+  let end = line.length;
+  while (end > 0 && (line.charCodeAt(end - 1) === 32 || line.charCodeAt(end - 1) === 9)) end--;
+  return end === line.length ? line : line.slice(0, end);
+}
+
 function normaliseLines(text: string): string {
   return text
     .replace(/\r\n?/g, '\n')
-    .replace(/[ \t]+$/gm, '')
+    .split('\n')
+    .map(trimSpacesAtEnd)
+    .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
@@ -35,7 +45,7 @@ export function textDocument(input: string): ContentResult {
  */
 export function markdownDocument(input: string, url: string): ContentResult {
   const markdown = normaliseLines(input);
-  const rendered = new Marked({ gfm: true, breaks: false }).parse(markdown, { async: false });
+  const rendered = limitNesting(new Marked({ gfm: true, breaks: false }).parse(limitMarkdownNesting(markdown), { async: false }));
   const tape = recordTape(rendered, false);
   const urls = createUrlResolver(url, '');
   const selection = selectFullPage(tape);

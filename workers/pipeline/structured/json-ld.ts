@@ -15,9 +15,43 @@ export function extractJsonLd(document: Document): JsonValue[] {
     const type = (script.attribs.type ?? '').toLowerCase();
     if (!type.startsWith('application/ld+json')) continue;
     const value = parseLenientJson(scriptText(script));
-    if (value !== undefined && value !== null) blocks.push(value);
+    if (value !== undefined && value !== null) blocks.push(pruneDepth(value, MAX_JSON_LD_DEPTH));
   }
   return blocks;
+}
+
+/**
+ * Values nested deeper than this in a JSON-LD block become null. Real blocks
+ * stay within a dozen levels; the readers that walk them recurse, so a hostile
+ * block of 100,000 nested objects must not reach them.
+ */
+export const MAX_JSON_LD_DEPTH = 64;
+
+/** Cuts a parsed value at `maxDepth` in place (iteratively) and returns it. */
+export function pruneDepth(value: JsonValue, maxDepth: number): JsonValue {
+  const stack: Array<[JsonValue, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child = node[i]!;
+        if (child !== null && typeof child === 'object') {
+          if (depth + 1 >= maxDepth) node[i] = null;
+          else stack.push([child, depth + 1]);
+        }
+      }
+    } else {
+      for (const key of Object.keys(node)) {
+        const child = node[key]!;
+        if (child !== null && typeof child === 'object') {
+          if (depth + 1 >= maxDepth) node[key] = null;
+          else stack.push([child, depth + 1]);
+        }
+      }
+    }
+  }
+  return value;
 }
 
 function isObject(v: JsonValue | undefined): v is JsonObject {

@@ -175,7 +175,7 @@ class TreeBuilder {
     }
     if (node.name === 'pre') {
       this.flush();
-      const text = textOf(node) === '' ? '' : rawText(node).replace(/\s+$/, '').replace(/^\n+/, '');
+      const text = textOf(node) === '' ? '' : rawText(node).trimEnd().replace(/^\n+/, '');
       if (text !== '') this.current.paragraphs.push(text);
       this.collectLinks(node);
       return;

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { countTokens, encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { TrawlError } from '../../../../common/errors.js';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkMarkdown, type RagChunk } from '../../../../workers/pipeline/structured/index.js';
+import { sentenceSegmenter, sentenceSpans } from '../../../../workers/pipeline/structured/rag/text-splitting.js';
+import { cl100kTokenizer, MAX_RUN_CHARS } from '../../../../workers/pipeline/structured/rag/tokenizer.js';
 import { profilePage } from './profile-pages.js';
 
 const sentences = (n: number, topic: string): string =>
@@ -222,6 +224,50 @@ describe('structured/rag chunking', () => {
   it('refuses an overlap that is not smaller than the chunk size', () => {
     for (const options of [{ chunkSize: 64, overlap: 64 }, { chunkSize: 0 }, { chunkSize: 10.5 }, { chunkSize: 64, overlap: -1 }]) {
       expect(() => chunkMarkdown('text', options)).to.throw(TrawlError).with.property('code', 'VALIDATION_ERROR');
+    }
+  });
+});
+
+describe('structured/rag sentence windows', () => {
+  it('segments long text in windows with the same sentences and offsets as one pass', () => {
+    const text = Array.from({ length: 2_000 }, (_, i) => (i % 7 === 0 ? `Line ${i}\n` : `Sentence number ${i} ends here. `)).join('');
+    const segmenter = sentenceSegmenter();
+    const windowed = sentenceSpans(text, 10, segmenter);
+    const whole: Array<{ start: number; end: number; text: string }> = [];
+    for (const s of segmenter.segment(text)) {
+      const trimmed = s.segment.trim();
+      if (trimmed === '') continue;
+      const lead = s.segment.length - s.segment.trimStart().length;
+      whole.push({ start: 10 + s.index + lead, end: 10 + s.index + lead + trimmed.length, text: trimmed });
+    }
+    expect(windowed).to.deep.equal(whole);
+    for (const s of windowed) expect(text.slice(s.start - 10, s.end - 10)).to.equal(s.text);
+  });
+
+  it('chunks a 200,000-line paragraph without a sentence break into full chunks covering every line', () => {
+    const text = 'a\n'.repeat(100_000);
+    const chunks = chunkMarkdown(text, { chunkSize: 512, overlap: 0 });
+    expect(chunks.length).to.be.greaterThan(100);
+    for (const c of chunks) expect(c.token_count).to.be.at.most(512);
+    expect(chunks.map((c) => c.content.split('a').length - 1).reduce((a, b) => a + b, 0)).to.equal(100_000);
+  });
+});
+
+describe('structured/rag tokenizer on long runs', () => {
+  const tokenizer = cl100kTokenizer();
+
+  it('counts ordinary text exactly as cl100k_base does', () => {
+    const text = `${DOC}\n\nNumbers 1234567 and punctuation --- !!! ... and spaces      inside.`;
+    expect(tokenizer.encode(text)).to.deep.equal(encode(text));
+    expect(tokenizer.count(text)).to.equal(countTokens(text));
+  });
+
+  it('encodes runs of one character class far past the run limit, losslessly and close to the exact count', () => {
+    for (const run of ['a'.repeat(1_000_000), ' '.repeat(200_000), '-'.repeat(100_000), '😀'.repeat(5_000)]) {
+      const text = `start ${run} end`;
+      const tokens = tokenizer.encode(text);
+      expect(tokenizer.decode(tokens)).to.equal(text);
+      if (run.length <= 5_000 * 2) expect(Math.abs(tokens.length - countTokens(text))).to.be.at.most(Math.ceil(run.length / MAX_RUN_CHARS) + 1);
     }
   });
 });

@@ -104,7 +104,10 @@ class Chunker {
     const wrap = (body: string): string => (isCode ? `${head}\n${body}\n${closing}` : `${head}\n${body}`);
     const overhead = this.tokenizer.count(wrap(''));
     const units: Unit[] = [];
-    let current: { start: number; end: number } | null = null;
+    // `estimate` adds each line's own count (and one for its line break) to the piece's; as in
+    // section(), the joined text is counted exactly only near the limit, so a piece of many
+    // short lines costs linear, not quadratic, tokenizing.
+    let current: { start: number; end: number; estimate: number } | null = null;
     const push = (start: number, end: number): void => {
       const body = this.source.slice(start, end).replace(/\n[`~]{3,}\s*$/, '');
       const text = wrap(body);
@@ -113,13 +116,27 @@ class Chunker {
     for (let i = firstBody; i < parts.length; i++) {
       const start = parts[i]!;
       const end = lineEnd(i);
-      if (current && this.tokenizer.count(wrap(this.source.slice(current.start, end))) <= this.size) {
-        current.end = end;
-        continue;
+      const lineTokens = this.tokenizer.count(this.source.slice(start, end));
+      if (current) {
+        const estimate = current.estimate + lineTokens + 1;
+        if (estimate + 8 <= this.size) {
+          current.end = end;
+          current.estimate = estimate;
+          continue;
+        }
+        const exact = this.tokenizer.count(wrap(this.source.slice(current.start, end)));
+        if (exact <= this.size) {
+          current.end = end;
+          current.estimate = exact;
+          continue;
+        }
       }
       if (current) push(current.start, current.end);
       current = null;
-      if (this.tokenizer.count(wrap(this.source.slice(start, end))) <= this.size) current = { start, end };
+      if (overhead + lineTokens + 8 <= this.size) current = { start, end, estimate: overhead + lineTokens };
+      else if (this.tokenizer.count(wrap(this.source.slice(start, end))) <= this.size) {
+        current = { start, end, estimate: this.tokenizer.count(wrap(this.source.slice(start, end))) };
+      }
       else {
         // One row or line longer than a chunk: cut it by tokens, without the wrapper if even that does not fit.
         const room = this.size - overhead;
@@ -140,7 +157,7 @@ class Chunker {
       const units: Unit[] = [];
       block.parts.forEach((start, i) => {
         const end = i + 1 < block.parts!.length ? block.parts![i + 1]! : block.end;
-        const trimmedEnd = start + this.source.slice(start, end).replace(/\s+$/, '').length;
+        const trimmedEnd = start + this.source.slice(start, end).trimEnd().length;
         const item = this.unit(start, trimmedEnd);
         units.push(...(item.tokens <= this.size ? [item] : this.splitProse(start, trimmedEnd)));
       });

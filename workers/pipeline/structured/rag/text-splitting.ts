@@ -12,15 +12,51 @@ export function sentenceSegmenter(): Intl.Segmenter {
   return new Intl.Segmenter('en', { granularity: 'sentence' });
 }
 
+/**
+ * Longest piece handed to the segmenter at once. V8's segment iterator costs
+ * time proportional to the text for each step, so one call over a long text
+ * is quadratic (20,000 sentences take most of a second); windows keep it linear.
+ */
+const SEGMENT_WINDOW = 1_024;
+
+/** . ! ? and their full-width forms. */
+const SENTENCE_END = new Set([46, 33, 63, 0x3002, 0xff01, 0xff1f]);
+
+/** Where to end a window at or before `limit`: after a line break, else after sentence punctuation and space, else after a space. */
+function windowEnd(text: string, from: number, limit: number): number {
+  if (limit >= text.length) return text.length;
+  // Searches stay inside the window's second half, so each window costs its own length.
+  const half = from + Math.floor((limit - from) / 2);
+  let space = -1;
+  let sentence = -1;
+  for (let i = limit - 1; i >= half; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return i + 1;
+    if (c === 32 || c === 9) {
+      if (space < 0) space = i;
+      if (sentence < 0 && SENTENCE_END.has(text.charCodeAt(i - 1))) sentence = i;
+    }
+  }
+  if (sentence >= 0) return sentence + 1;
+  if (space >= 0) return space + 1;
+  return isLowSurrogateAt(text, limit) ? limit - 1 : limit;
+}
+
 /** Sentence spans of `text` (offsets relative to `offset`), surrounding whitespace trimmed. */
 export function sentenceSpans(text: string, offset: number, segmenter: Intl.Segmenter): Span[] {
   const spans: Span[] = [];
-  for (const segment of segmenter.segment(text)) {
-    const trimmed = segment.segment.replace(/\s+$/, '');
-    const lead = trimmed.length - trimmed.replace(/^\s+/, '').length;
-    if (trimmed.trim() === '') continue;
-    const start = offset + segment.index + lead;
-    spans.push({ start, end: offset + segment.index + trimmed.length, text: trimmed.slice(lead) });
+  for (let from = 0; from < text.length; ) {
+    const to = windowEnd(text, from, from + SEGMENT_WINDOW);
+    const window = from === 0 && to === text.length ? text : text.slice(from, to);
+    for (const segment of segmenter.segment(window)) {
+      // trimEnd/trimStart strip exactly \s, in linear time (a /\s+$/ search is quadratic on long blank runs).
+      const trimmed = segment.segment.trimEnd();
+      const lead = trimmed.length - trimmed.trimStart().length;
+      if (trimmed.trim() === '') continue;
+      const at = offset + from + segment.index;
+      spans.push({ start: at + lead, end: at + trimmed.length, text: trimmed.slice(lead) });
+    }
+    from = to;
   }
   return spans;
 }

@@ -1,0 +1,77 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { expect } from 'chai';
+import { ROOT } from '../../../deploy/local/processes.js';
+import { runPipeline } from '../../../workers/pipeline/index.js';
+import { limitMarkdownNesting, limitNesting, MAX_MARKDOWN_INDENT, MAX_MARKDOWN_QUOTE_DEPTH } from '../../../workers/pipeline/nesting-guard.js';
+
+const PAGES = path.join(ROOT, '../shared/data/extraction/html');
+const noLlm = { llm: { baseUrl: '', apiKey: '', model: 'none', timeoutMs: 1_000 } };
+
+function maxDepthOf(html: string): number {
+  let depth = 0;
+  let max = 0;
+  for (const m of html.matchAll(/<(\/?)(div|span)\b[^>]*>/g)) {
+    depth += m[1] ? -1 : 1;
+    max = Math.max(max, depth);
+  }
+  return max;
+}
+
+describe('pipeline/nesting guard', () => {
+  it('returns every page of the shared extraction set unchanged (the same string)', () => {
+    const files = readdirSync(PAGES).filter((f) => f.endsWith('.html.gz'));
+    expect(files.length).to.be.greaterThan(100);
+    for (const file of files) {
+      const html = gunzipSync(readFileSync(path.join(PAGES, file))).toString('utf8');
+      expect(limitNesting(html) === html, file).to.equal(true);
+    }
+  });
+
+  it('removes the tags of elements deeper than the limit and keeps their text in order', () => {
+    const html = `<body>${'<div>'.repeat(10)}one<span>two</span>${'</div>'.repeat(10)}<p>three</p></body>`;
+    const out = limitNesting(html, 5);
+    expect(maxDepthOf(out)).to.be.at.most(4);
+    expect(out.replace(/<[^>]+>/g, '')).to.equal('onetwothree');
+    expect(out).to.contain('<p>three</p>');
+  });
+
+  it('does not count void elements, self-closing tags, implied end tags, comments or script text as depth', () => {
+    const items = '<li>item'.repeat(50);
+    const html = `<ul>${items}</ul><p>a<p>b<br><img src=x><input/>${'<!-- <div> -->'.repeat(50)}<script>${'<div>'.repeat(50)}</script><div>kept</div>`;
+    expect(limitNesting(html, 8)).to.equal(html);
+  });
+
+  it('turns a five-megabyte run of unclosed elements into a page every output format handles', async () => {
+    const body = `<h1>Pile</h1>${'<div>'.repeat(450_000)}bottom text`;
+    expect(body.length).to.be.greaterThan(2_000_000);
+    const out = await runPipeline(
+      { url: 'https://deep.example/', body, contentType: 'html', formats: ['markdown', 'text', 'html', 'json', 'json_v2', 'rag'], onlyMainContent: true } as Parameters<typeof runPipeline>[0],
+      noLlm,
+    );
+    expect(out.formats['markdown']).to.contain('bottom text');
+    expect(JSON.stringify(out.formats['json_v2'])).to.contain('bottom text');
+  });
+
+  it('caps Markdown block-quote depth and indentation outside fenced code only', () => {
+    const deepQuote = `${'>'.repeat(100)} quoted`;
+    expect(limitMarkdownNesting(deepQuote)).to.equal(`${'>'.repeat(MAX_MARKDOWN_QUOTE_DEPTH)} quoted`);
+    const deepIndent = `${' '.repeat(500)}- item`;
+    expect(limitMarkdownNesting(deepIndent)).to.equal(`${' '.repeat(MAX_MARKDOWN_INDENT)}- item`);
+    const fenced = `\`\`\`\n${' '.repeat(500)}code\n\`\`\`\n`;
+    expect(limitMarkdownNesting(fenced)).to.equal(fenced);
+    const normal = '# Title\n\n> quote\n>> nested\n\n- a\n  - b\n    - c\n';
+    expect(limitMarkdownNesting(normal)).to.equal(normal);
+  });
+
+  it('renders a Markdown list nested 2,000 levels deep', async () => {
+    const body = Array.from({ length: 2_000 }, (_, i) => `${' '.repeat(i * 2)}- item ${i}`).join('\n');
+    const out = await runPipeline(
+      { url: 'https://deep.example/', body, contentType: 'markdown', formats: ['html', 'rag'], onlyMainContent: true } as Parameters<typeof runPipeline>[0],
+      noLlm,
+    );
+    expect(out.formats['html']).to.contain('item 1999');
+    expect(out.formats['rag']).to.be.an('array').that.is.not.empty;
+  });
+});
