@@ -18,6 +18,7 @@ import { failJob, lockJob } from '../scheduler/job-settlement.js';
 import { announceJobSignal, watchJob } from '../scheduler/job-waiters.js';
 import { admitJob } from '../scrape/admission.js';
 import { authenticateCall } from '../scrape/scrape-service.js';
+import { validateExtractionSchema } from '../../common/extraction-schema.js';
 
 export const MAX_EXTRACT_CONTENT_BYTES = 5 * 1024 * 1024;
 /** Extract is priced as a tier 3.5 scrape (SPEC 2.1); it runs on the extract pool. */
@@ -50,6 +51,7 @@ export function createExtractService(deps: ExtractServiceDeps): ServiceImpl<type
     async extract(req, ctx) {
       const auth = await authenticateCall(deps.authenticator, ctx);
       if (req.content.trim() === '') throw new TrawlError('CONTENT_BLANK', 'content must not be blank');
+      if (req.extractionSchema !== undefined) validateExtractionSchema(req.extractionSchema);
       const bytes = Buffer.byteLength(req.content, 'utf8');
       if (bytes > MAX_EXTRACT_CONTENT_BYTES) {
         throw new TrawlError('CONTENT_OVER_LIMIT', 'content is over the 5 MB limit', { size_bytes: bytes, limit_bytes: MAX_EXTRACT_CONTENT_BYTES });

@@ -14,6 +14,7 @@ import { publishAttempt } from '../scheduler/dispatcher.js';
 import { watchJob, type JobSignal } from '../scheduler/job-waiters.js';
 import { admitScrape } from './admission.js';
 import { loadJobView } from './job-view.js';
+import { validateExtractionSchema } from '../../common/extraction-schema.js';
 
 export interface ScrapeServiceDeps {
   pool: pg.Pool;
@@ -44,6 +45,7 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
     async submit(req, ctx) {
       const auth = await authenticateCall(deps.authenticator, ctx);
       if (!req.request || !req.request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
+      if (req.request.extractionSchema !== undefined) validateExtractionSchema(req.request.extractionSchema);
       const admitted = await admitScrape(deps, auth, req.request, req.requestId);
       const handOffEarly = req.request.syncPolicy !== 'wait_until_deadline';
       const waitHere = req.wait && !(handOffEarly && isSlowTier(admitted.attempt.tier));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ExtractionSchema, FORMATS, HttpUrl, RagOptions } from './scrape.js';
+import { ExtractionSchema, FORMATS, HttpUrl, promptText, RagOptions } from './scrape.js';
 
 export const MAX_EXTRACT_PROMPT_CHARS = 2_000;
 export const MAX_EXTRACT_CONTENT_BYTES = 5 * 1024 * 1024;
@@ -11,7 +11,7 @@ export const ExtractRequest = z
     content_type: z.enum(['html', 'text', 'markdown']).default('html'),
     extraction_schema: ExtractionSchema.optional(),
     extraction_profile: z.enum(PROFILES).optional(),
-    extraction_prompt: z.string().min(1).max(MAX_EXTRACT_PROMPT_CHARS).optional().meta({ description: 'Triggers LLM extraction.' }),
+    extraction_prompt: promptText(MAX_EXTRACT_PROMPT_CHARS).optional().meta({ description: 'Triggers LLM extraction.' }),
     formats: z
       .array(z.enum(FORMATS))
       .min(1)

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { validateExtractionSchema } from '../../common/extraction-schema.js';
+import { TrawlError } from '../../common/errors.js';
 import { Billing } from './common.js';
 
 export const FORMATS = ['text', 'json', 'json_v2', 'html', 'markdown', 'rag'] as const;
@@ -24,10 +26,25 @@ const HttpsUrl = HttpUrl.refine((value) => value.startsWith('https://'), 'must b
 
 export const ExtractionSchema = z
   .record(z.string(), z.unknown())
-  .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= MAX_SCHEMA_BYTES, {
-    message: `extraction schemas are at most ${MAX_SCHEMA_BYTES / 1024} KB`,
+  .superRefine((value, ctx) => {
+    // The same check the workers apply, run here so a bad schema is refused before anything is queued or charged.
+    try {
+      validateExtractionSchema(value);
+    } catch (err) {
+      if (!(err instanceof TrawlError)) throw err;
+      const field = typeof err.details?.['field'] === 'string' ? err.details['field'] : 'extraction_schema';
+      ctx.addIssue({ code: 'custom', message: err.message, path: field.split('.').slice(1) });
+    }
   })
-  .meta({ description: 'A JSON Schema; the response then carries filtered_content.' });
+  .meta({ description: `A JSON Schema (an object with properties), at most ${MAX_SCHEMA_BYTES / 1024} KB; the response then carries filtered_content.` });
+
+/** A prompt with something in it besides whitespace. */
+export const promptText = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((s) => s.trim() !== '', 'must not be blank');
 
 export const RagOptions = z
   .object({
@@ -101,7 +118,7 @@ export const ScrapeRequest = z
     timeout: z.number().int().min(1).max(300).default(90).meta({ description: 'Seconds.' }),
     extraction_schema: ExtractionSchema.optional(),
     extraction_profile: z.enum(['product', 'article', 'job_posting']).optional(),
-    extraction_prompt: z.string().min(1).max(MAX_SCRAPE_PROMPT_CHARS).optional(),
+    extraction_prompt: promptText(MAX_SCRAPE_PROMPT_CHARS).optional(),
     wait_for: z.string().min(1).max(1_000).optional(),
     wait_until: z.enum(['load', 'domcontentloaded', 'networkidle']).optional(),
     enable_scroll: z.boolean().optional(),

@@ -151,15 +151,21 @@ describe('POST /api/v1/extract (end to end)', function () {
     ['an unknown content_type', () => ({ content: '<p>x</p>', content_type: 'pdf' }), 400, 'VALIDATION_ERROR'],
     ['an unknown profile', () => ({ content: '<p>x</p>', extraction_profile: 'blog' }), 400, 'VALIDATION_ERROR'],
     ['a schema that is not a JSON Schema', () => ({ content: '<p>x</p>', extraction_schema: { type: 'banana' } }), 400, 'VALIDATION_ERROR'],
+    ['a schema describing an array', () => ({ content: '<p>x</p>', extraction_schema: { type: 'array', items: { type: 'string' } } }), 400, 'VALIDATION_ERROR'],
+    ['a blank prompt', () => ({ content: '<p>x</p>', extraction_prompt: '   ' }), 400, 'VALIDATION_ERROR'],
     ['rag overlap not smaller than chunk size', () => ({ content: '<p>x</p>', formats: ['rag'], rag_options: { chunk_size: 64, overlap: 64 } }), 400, 'VALIDATION_ERROR'],
   ];
   for (const [what, body, status, code] of refused) {
     it(`refuses ${what} with ${status} ${code}, charging nothing`, async () => {
       const before = await balanceOf(stack.pool, account.accountId);
+      const jobs = async () => Number((await stack.pool.query('SELECT count(*) FROM jobs WHERE account_id = $1', [account.accountId])).rows[0].count);
+      const jobsBefore = await jobs();
       const res = await extract(body());
       expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(status);
       expect(res.body.error).to.equal(code);
       expect(res.body.request_id).to.be.a('string');
+      expect(res.body.details?.extract_id, 'refused before any job was created').to.equal(undefined);
+      expect(await jobs()).to.equal(jobsBefore);
       expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
     });
   }

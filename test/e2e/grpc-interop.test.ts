@@ -60,6 +60,29 @@ describe('the control plane speaks plain gRPC to @grpc/grpc-js clients', functio
     client.close();
   });
 
+  it('refuses an invalid extraction schema with INVALID_ARGUMENT before fetching anything', async () => {
+    const { key } = await createTestAccount(stack, 10_000);
+    const client = new pkg.trawl.v1.ScrapeService(target(), grpc.credentials.createInsecure());
+    const metadata = new grpc.Metadata();
+    metadata.set('x-api-key', key);
+    const hits = site.hits('/article');
+    const schema = { fields: { type: { stringValue: 'array' }, items: { structValue: { fields: { type: { stringValue: 'string' } } } } } };
+    const err = await unary<any>(
+      client,
+      'Submit',
+      { request: { url: `${site.url}/article`, mode: 'auto', sync: true, formats: ['markdown'], timeout: 30, method: 'GET', extraction_schema: schema }, wait: true, wait_ms: 20_000 },
+      metadata,
+    ).then(
+      () => null,
+      (e: grpc.ServiceError) => e,
+    );
+    expect(err).to.not.equal(null);
+    expect(err!.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    expect(err!.metadata.get('grpc-status-details-bin')[0]!.toString('latin1')).to.contain('VALIDATION_ERROR');
+    expect(site.hits('/article')).to.equal(hits);
+    client.close();
+  });
+
   it('answers a call without a key with UNAUTHENTICATED and the public code in the error detail', async () => {
     const client = new pkg.trawl.v1.ScrapeService(target(), grpc.credentials.createInsecure());
     const err = await unary<any>(client, 'GetJob', { job_id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301' }).then(

@@ -41,7 +41,7 @@ export const PROFILE_FIELDS: Readonly<Record<ProfileName, readonly string[]>> = 
 ) as Record<ProfileName, readonly string[]>;
 
 export { matchSchema, profileForSchema, type SchemaMatchOptions, type SchemaMatchResult } from './schema/schema-matcher.js';
-export { MAX_EXTRACTION_SCHEMA_BYTES, validateExtractionSchema } from './schema/extraction-schema-validation.js';
+export { MAX_EXTRACTION_SCHEMA_BYTES, validateExtractionSchema } from '../../../common/extraction-schema.js';
 
 export {
   buildSectionTree,

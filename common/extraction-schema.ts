@@ -1,4 +1,4 @@
-import { TrawlError } from '../../../../common/errors.js';
+import { TrawlError } from './errors.js';
 
 /** SPEC 8.4: extraction schemas are limited to 64 KB serialized. */
 export const MAX_EXTRACTION_SCHEMA_BYTES = 64 * 1024;
