@@ -99,3 +99,54 @@ describe('a worker stopped with SIGTERM in the middle of a job', function () {
     expect(await balanceOf(stack.pool, accountId)).to.equal(9_800);
   });
 });
+
+describe('an extract worker killed in the middle of a job', function () {
+  this.timeout(120_000);
+  let stack: TestStack;
+  before(async () => {
+    stack = await getStack();
+  });
+  after(async () => {
+    stack.llm.setBehaviour({ kind: 'answer' });
+    if (!stack.running('extract')) await stack.start('extract');
+    await waitForWorkers(stack.baseUrl, 30_000, 'extract');
+  });
+
+  it('answers the waiting caller once another worker has run it, charged exactly once', async () => {
+    const { key, accountId } = await createTestAccount(stack, 10_000);
+    const api = apiClient(stack.baseUrl, key);
+    stack.llm.setBehaviour({ kind: 'slow', delayMs: 4_000 });
+    stack.llm.requests.length = 0;
+    const pending = api.post('/api/v1/extract', {
+      content: '<h1>Harbour Turbine</h1><p>Colour: green</p>',
+      extraction_prompt: 'Extract the colour.',
+      extraction_schema: { type: 'object', properties: { colour: { type: 'string' } } },
+    });
+
+    // Kill the worker while it waits on the LLM, then bring up a fresh one with a fast LLM.
+    for (let i = 0; i < 100 && stack.llm.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(stack.llm.requests).to.have.length(1);
+    await stack.kill('extract', 'SIGKILL');
+    stack.llm.setBehaviour({ kind: 'answer' });
+    await stack.start('extract');
+
+    const res = await pending;
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.extraction_method).to.equal('llm');
+    expect(res.body.formats.json).to.include({ colour: 'green' });
+    expect(stack.llm.requests.length).to.be.at.least(2);
+
+    const ledger = await stack.pool.query<{ kind: string; amount_microcents: string }>(
+      'SELECT kind, amount_microcents FROM ledger_entries WHERE reference = $1 ORDER BY id',
+      [`job:${res.body.extract_id}`],
+    );
+    expect(ledger.rows.map((r) => [r.kind, Number(r.amount_microcents)])).to.deep.equal([
+      ['reserve', -2_500],
+      ['settle', 0],
+    ]);
+    expect(await balanceOf(stack.pool, accountId)).to.equal(7_500);
+    const attempts = await stack.pool.query<{ deliveries: number }>('SELECT deliveries FROM job_attempts WHERE job_id = $1', [res.body.extract_id]);
+    expect(attempts.rows).to.have.length(1);
+    expect(attempts.rows[0]!.deliveries).to.be.at.least(2);
+  });
+});
