@@ -1,10 +1,10 @@
 import { fromBinary } from '@bufbuild/protobuf';
-import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type pg from 'pg';
 import type { Logger } from '../../common/logger.js';
 import type { NatsNames } from '../../common/nats-names.js';
-import { AttemptReportSchema } from '../../proto/gen/trawl/v1/work_pb.js';
+import { AttemptReportSchema, type AttemptReport } from '../../proto/gen/trawl/v1/work_pb.js';
 import { publishAttempt } from './dispatcher.js';
 import { announceJobSignal } from './job-waiters.js';
 import { applyAttemptReport } from './report-handler.js';
@@ -17,6 +17,9 @@ export interface ReportConsumerDeps {
   pool: pg.Pool;
   log: Logger;
 }
+
+/** Reports applied at once; each holds a Postgres connection while it runs. */
+const REPORT_CONCURRENCY = 8;
 
 /**
  * Pulls attempt reports from the REPORTS stream with one durable consumer
@@ -37,20 +40,44 @@ export async function startReportConsumer(deps: ReportConsumerDeps): Promise<{ s
     });
   }
   const consumer = await deps.js.consumers.get(names.reportsStream, names.reportsConsumer);
-  const messages = await consumer.consume({ max_messages: 64 });
+  const messages = await consumer.consume({ max_messages: 2 * REPORT_CONCURRENCY });
+
+  const apply = async (msg: JsMsg, report: AttemptReport): Promise<void> => {
+    try {
+      const effects = await applyAttemptReport(deps, report);
+      for (const item of effects.dispatch) await publishAttempt(deps, item.job, item.attempt);
+      for (const { jobId, signal } of effects.signals) announceJobSignal(deps.nc, names, jobId, signal);
+      msg.ack();
+    } catch (err) {
+      deps.log.error({ err }, 'applying an attempt report failed; it will be redelivered');
+      msg.nak(1000);
+    }
+  };
+
+  // Reports of different jobs are applied concurrently; those of one job stay in arrival order.
+  const perJob = new Map<string, Promise<void>>();
+  const running = new Set<Promise<void>>();
   const done = (async () => {
     for await (const msg of messages) {
+      let report: AttemptReport;
       try {
-        const report = fromBinary(AttemptReportSchema, msg.data);
-        const effects = await applyAttemptReport(deps, report);
-        for (const item of effects.dispatch) await publishAttempt(deps, item.job, item.attempt);
-        for (const { jobId, signal } of effects.signals) announceJobSignal(deps.nc, names, jobId, signal);
-        msg.ack();
+        report = fromBinary(AttemptReportSchema, msg.data);
       } catch (err) {
-        deps.log.error({ err }, 'applying an attempt report failed; it will be redelivered');
-        msg.nak(1000);
+        deps.log.error({ err }, 'an undecodable attempt report was dropped');
+        msg.term('undecodable');
+        continue;
       }
+      while (running.size >= REPORT_CONCURRENCY) await Promise.race(running);
+      const previous = perJob.get(report.jobId) ?? Promise.resolve();
+      const task: Promise<void> = previous.then(() => apply(msg, report));
+      perJob.set(report.jobId, task);
+      running.add(task);
+      void task.finally(() => {
+        running.delete(task);
+        if (perJob.get(report.jobId) === task) perJob.delete(report.jobId);
+      });
     }
+    await Promise.all(running);
   })();
   return {
     async stop() {

@@ -24,45 +24,41 @@ export interface ReportEffects {
 export async function applyAttemptReport(deps: { pool: pg.Pool; log: Logger }, report: AttemptReport): Promise<ReportEffects> {
   const effects: ReportEffects = { dispatch: [], signals: [] };
   if (report.phase === AttemptPhase.STARTED) {
-    await withTransaction(deps.pool, async (client) => {
-      await client.query(
-        `UPDATE job_attempts SET status = 'running', started_at = coalesce(started_at, now()), worker_id = $2,
+    // One statement (so one round trip and its own transaction) for both rows.
+    await deps.pool.query(
+      `WITH attempt AS (
+         UPDATE job_attempts SET status = 'running', started_at = coalesce(started_at, now()), worker_id = $2,
                 deliveries = GREATEST(deliveries, $3)
-         WHERE id = $1 AND status IN ('queued', 'running')`,
-        [report.attemptId, report.workerId, report.deliveryCount],
-      );
-      await client.query(
-        `UPDATE jobs SET status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
-         WHERE id = $1 AND status = 'pending'`,
-        [report.jobId],
-      );
-    });
+         WHERE id = $1 AND status IN ('queued', 'running')
+       )
+       UPDATE jobs SET status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
+       WHERE id = $4 AND status = 'pending'`,
+      [report.attemptId, report.workerId, report.deliveryCount, report.jobId],
+    );
     return effects;
   }
 
   await withTransaction(deps.pool, async (client) => {
     const job = await lockJob(client, report.jobId);
     if (!job || (job.status !== 'pending' && job.status !== 'running')) return;
-    const attemptRow = await client.query<{ status: string; tier: string; attempt_number: number; price_microcents: string }>(
-      'SELECT status, tier, attempt_number, price_microcents FROM job_attempts WHERE id = $1 FOR UPDATE',
-      [report.attemptId],
-    );
-    const attempt = attemptRow.rows[0];
-    if (!attempt || attempt.status === 'succeeded' || attempt.status === 'failed') return;
-
+    // Finishes the attempt unless it already finished (a redelivered report), in one round trip.
     const durationMs = Number(report.fetchMs + report.processMs);
-    const price = Number(attempt.price_microcents);
-    await client.query(
+    const finished = await client.query<{ tier: string; attempt_number: number; price_microcents: string }>(
       `UPDATE job_attempts SET status = $2, result = $3, error_code = $4, error_message = $5, escalate = $6,
-              status_code = $7, credits_microcents = $8, fetch_ms = $9, duration_ms = $10, bytes = $11,
-              worker_id = $12, finished_at = now(), started_at = coalesce(started_at, now())
-       WHERE id = $1`,
+              status_code = $7, credits_microcents = CASE WHEN $2 = 'succeeded' THEN price_microcents ELSE 0 END,
+              fetch_ms = $8, duration_ms = $9, bytes = $10, worker_id = $11, finished_at = now(),
+              started_at = coalesce(started_at, now())
+       WHERE id = $1 AND job_id = $12 AND status NOT IN ('succeeded', 'failed')
+       RETURNING tier, attempt_number, price_microcents`,
       [
         report.attemptId, report.ok ? 'succeeded' : 'failed', report.ok ? 'success' : report.errorCode.toLowerCase(),
         report.ok ? null : report.errorCode, report.ok ? null : report.errorMessage, report.escalate,
-        report.statusCode || null, report.ok ? price : 0, Number(report.fetchMs), durationMs, Number(report.bytes), report.workerId,
+        report.statusCode || null, Number(report.fetchMs), durationMs, Number(report.bytes), report.workerId, job.id,
       ],
     );
+    const attempt = finished.rows[0];
+    if (!attempt) return;
+    const price = Number(attempt.price_microcents);
 
     if (report.ok) {
       await settleJob(client, job, { chargedMicrocents: price, resultKey: report.resultKey, statusCode: report.statusCode });

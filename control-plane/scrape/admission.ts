@@ -63,25 +63,25 @@ export async function admitJob(pool: pg.Pool, auth: AuthenticatedKey, spec: JobS
       reference: jobReference(jobId),
     });
     const ok = reserved.applied;
+    // The job and its first attempt in one statement (the attempt only when the reservation went through).
     await client.query(
-      `INSERT INTO jobs (id, account_id, api_key_id, kind, status, url, mode, formats, sync, request, tier_plan, current_tier,
-                         attempts, reserved_microcents, request_id, deadline_at, input_key, completed_at,
-                         error_code, error_message, error_http_status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+      `WITH job AS (
+         INSERT INTO jobs (id, account_id, api_key_id, kind, status, url, mode, formats, sync, request, tier_plan, current_tier,
+                           attempts, reserved_microcents, request_id, deadline_at, input_key, completed_at,
+                           error_code, error_message, error_http_status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+         RETURNING id
+       )
+       INSERT INTO job_attempts (id, job_id, attempt_number, tier, pool, status, price_microcents)
+       SELECT $22, job.id, 1, $12, $23, 'queued', $24 FROM job WHERE $25::boolean`,
       [
         jobId, auth.accountId, auth.keyId, spec.kind, ok ? 'pending' : 'rejected', spec.url, spec.mode, spec.formats, spec.sync,
         spec.request, spec.tierPlan, attempt.tier, ok ? 1 : 0, ok ? spec.reserveMicrocents : 0, requestId, spec.deadline,
         spec.inputKey ?? null, ok ? null : new Date(), ok ? null : 'INSUFFICIENT_CREDITS',
         ok ? null : 'The balance cannot cover this request', ok ? null : 402,
+        attempt.id, attempt.pool, attempt.price_microcents, ok,
       ],
     );
-    if (ok) {
-      await client.query(
-        `INSERT INTO job_attempts (id, job_id, attempt_number, tier, pool, status, price_microcents)
-         VALUES ($1, $2, 1, $3, $4, 'queued', $5)`,
-        [attempt.id, jobId, attempt.tier, attempt.pool, attempt.price_microcents],
-      );
-    }
     return reserved;
   });
 

@@ -26,7 +26,9 @@ export function startRole(
   env: NodeJS.ProcessEnv,
   output: (role: Role, line: string) => void,
 ): ManagedProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', ROLES[role]], {
+  // TRAWL_NODE_ARGS passes extra Node flags to every process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for profiling.
+  const extra = (env['TRAWL_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...extra, '--import', 'tsx', ROLES[role]], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

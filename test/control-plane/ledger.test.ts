@@ -35,4 +35,27 @@ describe('the money ledger (Postgres)', function () {
     const sum = await stack.pool.query<{ total: string }>('SELECT sum(amount_microcents) AS total FROM ledger_entries WHERE account_id = $1', [accountId]);
     expect(Number(sum.rows[0]!.total)).to.equal(100);
   });
+
+  it('applies an entry retried concurrently exactly once, answering the others as duplicates', async () => {
+    const { accountId } = await createAccount(stack.pool, { name: 'ledger', initialMicrocents: 1_000 });
+    const entry = { accountId, kind: 'settle' as const, amountMicrocents: 250, reference: `twin:${accountId}` };
+    const results = await Promise.all(Array.from({ length: 8 }, () => withTransaction(stack.pool, (c) => applyLedgerEntry(c, entry))));
+    expect(results.filter((r) => r.applied)).to.have.length(1);
+    expect(results.filter((r) => !r.applied).map((r) => (r.applied ? '' : r.reason))).to.deep.equal(Array(7).fill('duplicate'));
+    expect(await balanceOf(stack.pool, accountId)).to.equal(1_250);
+  });
+
+  it('reports a repeated reservation as a duplicate even when the balance could not cover it again', async () => {
+    const { accountId } = await createAccount(stack.pool, { name: 'ledger', initialMicrocents: 1_000 });
+    const entry = { accountId, kind: 'reserve' as const, amountMicrocents: -800, reference: `again:${accountId}` };
+    expect(await withTransaction(stack.pool, (c) => applyLedgerEntry(c, entry))).to.deep.equal({ applied: true, balanceMicrocents: 200 });
+    expect(await withTransaction(stack.pool, (c) => applyLedgerEntry(c, entry))).to.deep.equal({ applied: false, reason: 'duplicate', balanceMicrocents: 200 });
+  });
+
+  it('refuses an entry for an account that does not exist', async () => {
+    const missing = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
+    const err = await withTransaction(stack.pool, (c) => applyLedgerEntry(c, { accountId: missing, kind: 'deposit', amountMicrocents: 1, reference: 'nobody' })).catch((e: Error) => e);
+    expect(err).to.be.instanceOf(Error);
+    expect(await stack.pool.query('SELECT 1 FROM ledger_entries WHERE reference = $1', ['nobody'])).to.have.property('rowCount', 0);
+  });
 });

@@ -51,7 +51,11 @@ export async function buildOutputs(
 
   let data: StructuredData | null = null;
   const structured = () => (data ??= extractStructuredData(job.sourceHtml ?? content.html, input.url));
-  const profileOptions = { mainText: content.text };
+  const profileOptions = {
+    get mainText() {
+      return content.text;
+    },
+  };
   // With `auto` and a schema, the schema's field names help pick the profile when the page itself says little.
   const profileResult =
     requested.has('json') || schema
@@ -109,7 +113,7 @@ export async function buildOutputs(
     extractionMethod = 'llm';
     modelUsed = result.model_used;
   } else if (schema) {
-    const matched = matchSchema(schema, structured(), { profile, ...profileOptions, ...(profileResult ? { profileResult } : {}) });
+    const matched = matchSchema(schema, structured(), { profile, ...(profileResult ? { profileResult } : profileOptions) });
     filteredContent = matched.filtered_content as JsonObject;
     if (input.evidence) evidence = matched.evidence as unknown as JsonObject;
   }

@@ -26,10 +26,20 @@ export function convertHtml(html: string, options: ContentOptions): ContentResul
   const urls = createUrlResolver(options.url, tape.head.baseHref);
   const selection = options.onlyMainContent === false ? selectFullPage(tape) : selectMainContent(tape);
   const { title, metadata } = pageMetadata(tape.head, urls);
+  // Each output is rendered on first read, so a request for one format replays the tape once.
+  let markdown: string | undefined;
+  let text: string | undefined;
+  let cleaned: string | undefined;
   return {
-    markdown: renderMarkdown(tape, selection, urls),
-    text: renderText(tape, selection, urls),
-    html: renderHtml(tape, selection, urls),
+    get markdown() {
+      return (markdown ??= renderMarkdown(tape, selection, urls));
+    },
+    get text() {
+      return (text ??= renderText(tape, selection, urls));
+    },
+    get html() {
+      return (cleaned ??= renderHtml(tape, selection, urls));
+    },
     title,
     metadata,
   };
