@@ -43,7 +43,9 @@ function scrapeTask(job: JobForTask, attempt: AttemptRow): ScrapeTask {
     kind: 'scrape',
     url: req.url,
     method: req.method || 'GET',
-    body: req.body,
+    // A parked body (see INLINE_BODY_LIMIT_BYTES) is read by the worker from Redis.
+    body: job.input_key ? '' : req.body,
+    inputKey: job.input_key ?? '',
     contentType: req.contentType || 'application/json',
     timeoutMs: (req.timeout || 90) * 1000,
     formats: req.formats,

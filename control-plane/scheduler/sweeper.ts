@@ -30,12 +30,19 @@ export async function sweepOnce(deps: SweeperDeps, opts: { unpublishedAfterMs: n
      LIMIT 100`,
     [opts.unpublishedAfterMs],
   );
+  let republished = 0;
   for (const row of unpublished.rows) {
-    await publishAttempt(
-      deps,
-      { id: row.job_id, account_id: row.account_id, kind: row.kind, request: row.request, deadline_at: row.deadline_at, input_key: row.input_key },
-      row,
-    );
+    // One attempt that cannot be published must not stop the others, nor the deadline pass below.
+    try {
+      await publishAttempt(
+        deps,
+        { id: row.job_id, account_id: row.account_id, kind: row.kind, request: row.request, deadline_at: row.deadline_at, input_key: row.input_key },
+        row,
+      );
+      republished += 1;
+    } catch (err) {
+      deps.log.error({ err, jobId: row.job_id, attemptId: row.id }, 'republishing an attempt failed; its job fails at its deadline');
+    }
   }
 
   const overdue = await deps.pool.query<{ id: string }>(
@@ -48,26 +55,31 @@ export async function sweepOnce(deps: SweeperDeps, opts: { unpublishedAfterMs: n
       if (!job || (job.status !== 'pending' && job.status !== 'running')) return false;
       await failJob(client, job, { code: 'TIMEOUT', message: 'The job did not finish before its deadline' });
       return true;
+    }).catch((err) => {
+      deps.log.error({ err, jobId: id }, 'failing an overdue job failed; the next sweep retries');
+      return false;
     });
     if (ended) {
       expired += 1;
       announceJobSignal(deps.nc, deps.names, id, { kind: 'ended' });
     }
   }
-  return { republished: unpublished.rowCount ?? 0, expired };
+  return { republished, expired };
 }
 
 export function startSweeper(deps: SweeperDeps, opts: { intervalMs: number; unpublishedAfterMs: number }): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
+  let running: Promise<unknown> | null = null;
   const timer = setInterval(() => {
-    running = running
-      .then(() => sweepOnce(deps, opts))
-      .catch((err) => deps.log.error({ err }, 'sweep failed'));
+    // A sweep still in flight (a slow database) makes this tick a no-op rather than a queued backlog.
+    if (running) return;
+    running = sweepOnce(deps, opts)
+      .catch((err) => deps.log.error({ err }, 'sweep failed'))
+      .finally(() => (running = null));
   }, opts.intervalMs);
   return {
     async stop() {
       clearInterval(timer);
-      await running;
+      if (running) await running;
     },
   };
 }

@@ -10,7 +10,14 @@ import { planTiers } from '../scheduler/tier-plan.js';
 import { requestToJson, type AttemptRow, type JobForTask } from '../scheduler/dispatcher.js';
 
 /** An async job may run for this long before the sweeper fails it (SPEC 8.4). */
-export const ASYNC_JOB_LIMIT_MS = 600_000;
+/** SPEC 8.4: an async job runs for 300 s by default and never more than 600 s. */
+export const JOB_DEADLINE_DEFAULT_MS = 300_000;
+export const JOB_DEADLINE_MAX_MS = 600_000;
+
+/** The job's deadline: 300 s, or the fetch timeout plus a minute of queueing and processing, at most 600 s. */
+export function jobDeadlineMs(timeoutSeconds: number): number {
+  return Math.min(JOB_DEADLINE_MAX_MS, Math.max(JOB_DEADLINE_DEFAULT_MS, (timeoutSeconds || 90) * 1000 + 60_000));
+}
 
 export interface AdmittedJob {
   job: JobForTask;
@@ -106,6 +113,7 @@ export async function admitScrape(
   auth: AuthenticatedKey,
   request: ScrapeRequest,
   requestId: string,
+  options: { id?: string; inputKey?: string } = {},
 ): Promise<AdmittedJob> {
   const plan = planTiers({
     mode: request.mode,
@@ -128,7 +136,9 @@ export async function admitScrape(
       pool: TIER_POOLS[first]!,
       reserveMicrocents: plan.maxCostMicrocents,
       attemptPriceMicrocents: TIER_PRICES[first]!,
-      deadline: new Date(Date.now() + ASYNC_JOB_LIMIT_MS),
+      deadline: new Date(Date.now() + jobDeadlineMs(request.timeout)),
+      ...(options.id ? { id: options.id } : {}),
+      ...(options.inputKey ? { inputKey: options.inputKey } : {}),
       estimatedTier: plan.tiers[plan.tiers.length - 1]!,
     },
     requestId,

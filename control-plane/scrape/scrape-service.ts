@@ -15,6 +15,12 @@ import { watchJob, type JobSignal } from '../scheduler/job-waiters.js';
 import { admitScrape } from './admission.js';
 import { loadJobView } from './job-view.js';
 import { validateExtractionSchema } from '../../common/extraction-schema.js';
+import { randomUUID } from 'node:crypto';
+
+/** Request bodies above this travel to the worker through Redis instead of inside the task. */
+export const INLINE_BODY_LIMIT_BYTES = 64 * 1024;
+/** How long a parked request body is kept: longer than any job's deadline. */
+const INPUT_TTL_SECONDS = 3_600;
 
 export interface ScrapeServiceDeps {
   pool: pg.Pool;
@@ -46,7 +52,20 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       const auth = await authenticateCall(deps.authenticator, ctx);
       if (!req.request || !req.request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
       if (req.request.extractionSchema !== undefined) validateExtractionSchema(req.request.extractionSchema);
-      const admitted = await admitScrape(deps, auth, req.request, req.requestId);
+      // A large request body waits in Redis, so the task stays well under the NATS message limit.
+      const jobId = randomUUID();
+      let inputKey: string | undefined;
+      if (Buffer.byteLength(req.request.body ?? '', 'utf8') > INLINE_BODY_LIMIT_BYTES) {
+        inputKey = `${deps.names.workStream}:scrape-body:${jobId}`;
+        await deps.redis.set(inputKey, req.request.body!, 'EX', INPUT_TTL_SECONDS);
+      }
+      let admitted;
+      try {
+        admitted = await admitScrape(deps, auth, req.request, req.requestId, { id: jobId, ...(inputKey ? { inputKey } : {}) });
+      } catch (err) {
+        if (inputKey) await deps.redis.del(inputKey);
+        throw err;
+      }
       const handOffEarly = req.request.syncPolicy !== 'wait_until_deadline';
       const waitHere = req.wait && !(handOffEarly && isSlowTier(admitted.attempt.tier));
       const waiter = waitHere ? watchJob(deps.nc, deps.names, admitted.job.id) : null;
@@ -60,10 +79,7 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
             signal.kind === 'ended' || (handOffEarly && signal.kind === 'escalated' && isSlowTier(signal.tier));
           // The job may have ended before the subscription saw anything.
           const first = await loadJobView(deps, admitted.job.id, auth.accountId);
-          if (first && first.status !== 'pending' && first.status !== 'running') {
-            return create(SubmitResponseSchema, { job: first, balanceMicrocents: BigInt(admitted.balanceMicrocents) });
-          }
-          await waiter.wait(req.waitMs, accept);
+          if (!first || first.status === 'pending' || first.status === 'running') await waiter.wait(req.waitMs, accept);
         }
       } finally {
         waiter?.close();

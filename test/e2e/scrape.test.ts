@@ -89,6 +89,22 @@ describe('POST /api/v1/scrape (tier 1, end to end)', function () {
     expect(JSON.stringify(res.body.content.json)).to.contain('items');
   });
 
+  it('sends a request body near the 1 MB limit intact (it travels to the worker outside the task message)', async () => {
+    const payload = JSON.stringify({ blob: 'x'.repeat(1_000_000) });
+    const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', {
+      url: `${site.url}/post-echo`,
+      method: 'POST',
+      body: payload,
+      content_type: 'application/json',
+      formats: ['json'],
+    });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+    expect(res.body.content.json.body.length).to.equal(payload.length);
+    expect(res.body.content.json.body).to.equal(payload);
+    const parked = await stack.redis.keys(`*scrape-body:${res.body.job_id}`);
+    expect(parked).to.have.length(1);
+  });
+
   it('follows a redirect chain and reports the final URL', async () => {
     const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', {
       url: `${site.url}/redirect/chain?n=3`,

@@ -10,6 +10,8 @@ import { fetchPage, type FetchConfig } from './fetcher.js';
 
 export interface FetchHandlerDeps {
   attempts: AttemptReporting;
+  /** Where large request bodies wait (the task carries their key instead). */
+  readInput(key: string): Promise<string | null>;
   lease: DomainLease;
   fetchConfig: FetchConfig;
   pipeline: PipelineConfig;
@@ -31,6 +33,12 @@ export function createFetchHandler(deps: FetchHandlerDeps): PoolHandler<ScrapeTa
       const remaining = Number(task.deadlineUnixMs) - started;
       if (remaining <= 0) return attempts.fail(task, ctx, 'TIMEOUT', 'The job reached its deadline before it could run');
       const timeoutMs = Math.min(task.timeoutMs, remaining);
+      let body = task.body;
+      if (task.inputKey && !body) {
+        const parked = await deps.readInput(task.inputKey);
+        if (parked === null) return attempts.fail(task, ctx, 'INTERNAL_ERROR', 'The request body is no longer available');
+        body = parked;
+      }
 
       let host: string;
       try {
@@ -44,7 +52,7 @@ export function createFetchHandler(deps: FetchHandlerDeps): PoolHandler<ScrapeTa
       let outcome;
       try {
         outcome = await fetchPage(
-          { url: task.url, method: task.method, body: task.body, contentType: task.contentType, timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)) },
+          { url: task.url, method: task.method, body, contentType: task.contentType, timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)) },
           deps.fetchConfig,
         );
       } finally {

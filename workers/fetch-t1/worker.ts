@@ -6,6 +6,7 @@ import { createFetchHandler } from './handler.js';
 await runWorker('fetch-t1', ({ config, log, redis, workerId, attempts }) =>
   createFetchHandler({
     attempts,
+    readInput: (key) => redis.get(key),
     lease: createDomainLease(redis, {
       limit: config.worker.domainConcurrency,
       ttlMs: config.worker.domainLeaseTtlMs,
