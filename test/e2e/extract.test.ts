@@ -76,6 +76,13 @@ describe('POST /api/v1/extract (end to end)', function () {
     expect(res.body.evidence.title.source).to.be.a('string');
   });
 
+  it('answers JSON-LD numbers that overflow as null rather than failing', async () => {
+    const page = '<html><head><script type="application/ld+json">{"@type":"Product","name":"Big","offers":{"price":1e999,"priceCurrency":"EUR"}}</script></head><body><h1>Big</h1></body></html>';
+    const res = await extract({ content: page, formats: ['json'], extraction_schema: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } } } });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+    expect(res.body.formats.json).to.deep.equal({ name: 'Big', price: null });
+  });
+
   it('applies a named profile', async () => {
     const res = await extract({ content: fixture('recipe.html'), extraction_profile: 'recipe', formats: ['json'] });
     expect(res.status).to.equal(200);

@@ -20,6 +20,18 @@ const profileRoutes: SiteRoute[] = PROFILE_PAGES.map((name) => {
   };
 });
 
+const jsonRoute = (path: string, body: string): SiteRoute => ({
+  path,
+  handle: ({ res }) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(body);
+  },
+});
+const apiRoutes: SiteRoute[] = [
+  jsonRoute('/api/huge-number', '{"n": 1e400, "m": -1e999, "ok": 1.5}'),
+  jsonRoute('/api/deep', `${'['.repeat(100_000)}1${']'.repeat(100_000)}`),
+];
+
 describe('POST /api/v1/scrape: structured outputs through the worker pipeline', function () {
   this.timeout(120_000);
   let stack: TestStack;
@@ -28,7 +40,7 @@ describe('POST /api/v1/scrape: structured outputs through the worker pipeline', 
 
   before(async () => {
     stack = await getStack();
-    site = await startSiteServer({ routes: profileRoutes });
+    site = await startSiteServer({ routes: [...profileRoutes, ...apiRoutes] });
     account = await createTestAccount(stack, 10_000_000);
   });
   after(async () => site.close());
@@ -131,6 +143,22 @@ describe('POST /api/v1/scrape: structured outputs through the worker pipeline', 
     const sent = JSON.stringify(stack.llm.requests[0]!.body);
     expect(sent).to.contain('Aeropress Clear Coffee Maker');
     expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - res.body.billing.total_credits * 200);
+  });
+
+  it('serves a JSON API body with numbers JSON cannot write back as nulls, and polls it back', async () => {
+    const res = await scrape({ url: `${site.url}/api/huge-number`, formats: ['json'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+    expect(res.body.content.json).to.deep.equal({ n: null, m: null, ok: 1.5 });
+    const polled = await apiClient(stack.baseUrl, account.key).get(`/api/v1/jobs/${res.body.job_id}`);
+    expect(polled.status).to.equal(200);
+    expect(polled.body.result.content.json.ok).to.equal(1.5);
+  });
+
+  it('serves a JSON API body nested 100,000 levels deep, cut at a fixed depth', async () => {
+    const res = await scrape({ url: `${site.url}/api/deep`, formats: ['json', 'text'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+    expect(res.body.extraction_method).to.equal('raw_json_api');
+    expect(JSON.stringify(res.body.content.json)).to.match(/^\[+null\]+$/);
   });
 
   it('fails the scrape with a refund when the LLM provider is down', async () => {

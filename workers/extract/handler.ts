@@ -28,9 +28,9 @@ export function createExtractHandler(deps: ExtractHandlerDeps): PoolHandler<Scra
       if (content === null) return attempts.fail(task, ctx, 'INTERNAL_ERROR', 'The supplied content is no longer available');
 
       const started = Date.now();
-      let output;
+      let result;
       try {
-        output = await runPipeline(
+        const output = await runPipeline(
           {
             body: content,
             contentType: task.inputContentType || 'html',
@@ -47,16 +47,17 @@ export function createExtractHandler(deps: ExtractHandlerDeps): PoolHandler<Scra
           },
           deps.pipeline,
         );
+        // A value the stored result cannot hold fails the attempt, not the worker.
+        result = toStoredResult(
+          output,
+          { url: task.url, finalUrl: task.url, statusCode: 0, headers: {}, responseTimeMs: Date.now() - started, sizeBytes: Buffer.byteLength(content) },
+          { contentAsFormats: true },
+        );
       } catch (err) {
         deps.log.warn({ err, jobId: task.jobId }, 'extraction failed');
         const failure = pipelineFailure(err);
         return attempts.fail(task, ctx, failure.code, failure.message, { processMs: BigInt(Date.now() - started) });
       }
-      const result = toStoredResult(
-        output,
-        { url: task.url, finalUrl: task.url, statusCode: 0, headers: {}, responseTimeMs: Date.now() - started, sizeBytes: Buffer.byteLength(content) },
-        { contentAsFormats: true },
-      );
       await attempts.succeed(task, ctx, result, { processMs: BigInt(Date.now() - started), bytes: BigInt(Buffer.byteLength(content)) });
     },
 

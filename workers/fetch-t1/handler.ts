@@ -71,9 +71,9 @@ export function createFetchHandler(deps: FetchHandlerDeps): PoolHandler<ScrapeTa
       }
 
       const processStarted = Date.now();
-      let output;
+      let result;
       try {
-        output = await runPipeline(
+        const output = await runPipeline(
           {
             body: outcome.body,
             contentType: outcome.contentType,
@@ -88,24 +88,25 @@ export function createFetchHandler(deps: FetchHandlerDeps): PoolHandler<ScrapeTa
           },
           deps.pipeline,
         );
+        // Building the stored result is part of processing: a value it cannot hold fails the attempt, not the worker.
+        result = toStoredResult(
+          output,
+          {
+            url: task.url,
+            finalUrl: outcome.finalUrl,
+            statusCode: outcome.statusCode,
+            headers: outcome.headers,
+            responseTimeMs: outcome.timings.totalMs,
+            sizeBytes: outcome.bytes,
+            rawHtml: task.includeRawHtml ? outcome.body : undefined,
+          },
+          { contentAsFormats: false },
+        );
       } catch (err) {
         deps.log.warn({ err, jobId: task.jobId }, 'content pipeline failed');
         const failure = pipelineFailure(err);
         return attempts.fail(task, ctx, failure.code, failure.message, { statusCode: outcome.statusCode, fetchMs });
       }
-      const result = toStoredResult(
-        output,
-        {
-          url: task.url,
-          finalUrl: outcome.finalUrl,
-          statusCode: outcome.statusCode,
-          headers: outcome.headers,
-          responseTimeMs: outcome.timings.totalMs,
-          sizeBytes: outcome.bytes,
-          rawHtml: task.includeRawHtml ? outcome.body : undefined,
-        },
-        { contentAsFormats: false },
-      );
       await attempts.succeed(task, ctx, result, {
         statusCode: outcome.statusCode,
         finalUrl: outcome.finalUrl,

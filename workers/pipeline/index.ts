@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { convertHtml, convertMarkdown, convertText, type ContentResult } from './content/index.js';
 import { limitNesting } from './nesting-guard.js';
+import { toSafeJson } from './safe-json.js';
 import { buildOutputs, type LlmConfig } from './outputs.js';
 
 export interface PipelineConfig {
@@ -49,7 +50,7 @@ const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '
 function rawJsonApi(body: string, input: PipelineInput): PipelineOutput | null {
   let parsed: JsonValue;
   try {
-    parsed = JSON.parse(body) as JsonValue;
+    parsed = toSafeJson(JSON.parse(body) as JsonValue);
   } catch {
     return null;
   }
