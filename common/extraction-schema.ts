@@ -17,11 +17,32 @@ function resolvePointer(root: Record<string, unknown>, ref: string): unknown {
   if (ref === '#') return root;
   let node: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined; // A malformed escape points at nothing.
+    }
     if (!isPlainObject(node) || !(key in node)) return undefined;
     node = node[key];
   }
   return node;
+}
+
+/** JSON nesting allowed anywhere in a schema (keywords like `default` and `enum` included); it travels as a protobuf Struct. */
+const MAX_JSON_NESTING = 40;
+
+/** Every value of the schema is one JSON can write (no Infinity from `1e400`), and nesting stays bounded; iterative. */
+function checkValues(schema: Record<string, unknown>, field: string): void {
+  const stack: Array<[unknown, string, number]> = [[schema, field, 0]];
+  while (stack.length > 0) {
+    const [value, path, depth] = stack.pop()!;
+    if (typeof value === 'number' && !Number.isFinite(value)) fail(path, `${path} is a number out of range`);
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_JSON_NESTING) fail(path, `${field} nests deeper than ${MAX_JSON_NESTING} levels`);
+    if (Array.isArray(value)) value.forEach((v, i) => stack.push([v, `${path}[${i}]`, depth + 1]));
+    else for (const [k, v] of Object.entries(value)) stack.push([v, `${path}.${k}`, depth + 1]);
+  }
 }
 
 function checkNode(node: unknown, path: string, root: Record<string, unknown>, depth: number): void {
@@ -80,6 +101,7 @@ export function validateExtractionSchema(schema: unknown, field = 'extraction_sc
   } catch {
     fail(field, `${field} must be serializable JSON`);
   }
+  checkValues(schema, field);
   const size = Buffer.byteLength(serialized, 'utf8');
   if (size > MAX_EXTRACTION_SCHEMA_BYTES) {
     fail(field, `${field} is ${size} bytes; the limit is ${MAX_EXTRACTION_SCHEMA_BYTES} bytes (64 KB)`, {

@@ -23,11 +23,35 @@ export function validationError(error: z.ZodError, where: string): TrawlError {
     return { field: fieldPath(issue.path) || where, message, code: params?.code ?? issue.code };
   });
   const specific = fields.find((f) => f.code === 'SESSION_COOKIES_CONFLICT');
-  const first = fields[0]!;
-  return new TrawlError('VALIDATION_ERROR', `${first.field}: ${first.message}`, {
+  const first = specific ?? fields[0]!;
+  return new TrawlError(specific ? 'SESSION_COOKIES_CONFLICT' : 'VALIDATION_ERROR', `${first.field}: ${first.message}`, {
     fields,
     ...(specific ? { code: specific.code } : {}),
   });
+}
+
+/**
+ * Refuses strings holding U+0000 anywhere in a request body (Postgres text and
+ * jsonb cannot store it), naming each field; `skip` lists top-level fields
+ * that never reach Postgres. Iterative, so any nesting is safe.
+ */
+export function refuseNulCharacters(body: unknown, skip: readonly string[] = []): void {
+  const fields: FieldIssue[] = [];
+  const stack: Array<[unknown, ReadonlyArray<PropertyKey>]> = [[body, []]];
+  while (stack.length > 0 && fields.length < 10) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) fields.push({ field: fieldPath(path) || 'body', message: 'must not contain NUL (U+0000) characters', code: 'invalid_string' });
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => stack.push([v, [...path, i]]));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (k.includes('\u0000')) fields.push({ field: fieldPath([...path, k]), message: 'field names must not contain NUL (U+0000) characters', code: 'invalid_key' });
+        else if (!(path.length === 0 && skip.includes(k))) stack.push([v, [...path, k]]);
+      }
+    }
+  }
+  if (fields.length > 0) throw new TrawlError('VALIDATION_ERROR', `${fields[0]!.field}: ${fields[0]!.message}`, { fields });
 }
 
 export interface ErrorBody {

@@ -43,7 +43,7 @@ export function requestContext(log: Logger) {
       let err: TrawlError;
       if (raw instanceof TrawlError) {
         err = raw;
-      } else if (isHttpError(raw) && raw.status < 500) {
+      } else if (isHttpError(raw) && (raw.status < 500 || raw.status === 501)) {
         err = httpErrorToTrawl(raw);
       } else {
         log.error({ err: raw, requestId }, 'unexpected error');
@@ -67,7 +67,8 @@ function httpErrorToTrawl(err: { status: number; message: string; type?: string 
   if (err.status === 413) return new TrawlError('PAYLOAD_TOO_LARGE', 'The request body is over the 1 MB limit');
   if (err.status === 415) return new TrawlError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
   if (err.status === 400) return new TrawlError('VALIDATION_ERROR', 'The request body is not valid JSON', { reason: err.message });
-  if (err.status === 405) return new TrawlError('METHOD_NOT_ALLOWED', err.message);
+  // 501 is the router's answer to a method it has no handler for at all (TRACE, PROPFIND).
+  if (err.status === 405 || err.status === 501) return new TrawlError('METHOD_NOT_ALLOWED', err.message);
   if (err.status === 404) return new TrawlError('NOT_FOUND', err.message);
   return new TrawlError('VALIDATION_ERROR', err.message);
 }

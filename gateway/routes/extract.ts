@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { TrawlError } from '../../common/errors.js';
 import { fromConnectError } from '../../common/rpc-errors.js';
 import type { ControlPlane } from '../control-plane-client.js';
-import { validationError } from '../http-errors.js';
+import { refuseNulCharacters, validationError } from '../http-errors.js';
 import { ExtractRequest, MAX_EXTRACT_CONTENT_BYTES } from '../schemas/extract.js';
 import { callOptions } from './call-options.js';
 import { ragOptions, SYNC_DEADLINE_MS } from './scrape.js';
@@ -14,6 +14,8 @@ import { ragOptions, SYNC_DEADLINE_MS } from './scrape.js';
 export function registerExtractRoutes(router: Router, deps: { controlPlane: ControlPlane }) {
   router.post('/api/v1/extract', async (ctx: Context) => {
     ctx.state.trawl.route = 'POST /api/v1/extract';
+    // The content goes to Redis and the pipeline, never to Postgres, so it may hold NUL.
+    refuseNulCharacters(ctx.request.body, ['content']);
     const parsed = ExtractRequest.safeParse(ctx.request.body ?? {});
     if (!parsed.success) throw validationError(parsed.error, 'body');
     const input = parsed.data;

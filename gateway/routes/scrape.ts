@@ -5,7 +5,7 @@ import { TrawlError, isErrorCode } from '../../common/errors.js';
 import { fromConnectError } from '../../common/rpc-errors.js';
 import { CostControlsSchema, RagOptionsSchema, ScrapeRequestSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import type { ControlPlane } from '../control-plane-client.js';
-import { validationError } from '../http-errors.js';
+import { refuseNulCharacters, validationError } from '../http-errors.js';
 import { callOptions } from './call-options.js';
 import { pollUrl, presentBilling, presentJobError, presentResult } from '../presenters.js';
 import { ScrapeRequest, type ScrapeRequestInput } from '../schemas/scrape.js';
@@ -60,6 +60,7 @@ function toProto(input: ScrapeRequestInput) {
 export function registerScrapeRoutes(router: Router, deps: { controlPlane: ControlPlane }) {
   router.post('/api/v1/scrape', async (ctx: Context) => {
     ctx.state.trawl.route = 'POST /api/v1/scrape';
+    refuseNulCharacters(ctx.request.body);
     const parsed = ScrapeRequest.safeParse(ctx.request.body ?? {});
     if (!parsed.success) throw validationError(parsed.error, 'body');
     const input = parsed.data;

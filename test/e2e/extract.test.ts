@@ -83,6 +83,12 @@ describe('POST /api/v1/extract (end to end)', function () {
     expect(res.body.formats.json).to.deep.equal({ name: 'Big', price: null });
   });
 
+  it('takes content holding NUL characters (it never reaches Postgres)', async () => {
+    const res = await extract({ content: '<h1>Null\u0000byte</h1><p>text</p>', formats: ['text'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+    expect(res.body.formats.text).to.contain('text');
+  });
+
   it('applies a named profile', async () => {
     const res = await extract({ content: fixture('recipe.html'), extraction_profile: 'recipe', formats: ['json'] });
     expect(res.status).to.equal(200);
@@ -160,6 +166,7 @@ describe('POST /api/v1/extract (end to end)', function () {
     ['a schema that is not a JSON Schema', () => ({ content: '<p>x</p>', extraction_schema: { type: 'banana' } }), 400, 'VALIDATION_ERROR'],
     ['a schema describing an array', () => ({ content: '<p>x</p>', extraction_schema: { type: 'array', items: { type: 'string' } } }), 400, 'VALIDATION_ERROR'],
     ['a blank prompt', () => ({ content: '<p>x</p>', extraction_prompt: '   ' }), 400, 'VALIDATION_ERROR'],
+    ['a NUL character in the prompt', () => ({ content: '<p>x</p>', extraction_prompt: 'a\u0000b' }), 400, 'VALIDATION_ERROR'],
     ['rag overlap not smaller than chunk size', () => ({ content: '<p>x</p>', formats: ['rag'], rag_options: { chunk_size: 64, overlap: 64 } }), 400, 'VALIDATION_ERROR'],
   ];
   for (const [what, body, status, code] of refused) {

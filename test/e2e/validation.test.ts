@@ -54,7 +54,31 @@ describe('request validation and the error envelope', function () {
       advanced: { session_id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301', cookies: { a: 'b' } },
     });
     expect(res.status).to.equal(400);
+    expect(res.body.error).to.equal('SESSION_COOKIES_CONFLICT');
     expect(res.body.details.code).to.equal('SESSION_COOKIES_CONFLICT');
+    expect(res.body.details.fields.map((f: { field: string }) => f.field)).to.include('advanced.cookies');
+  });
+
+  const rawBodies: Array<[string, string, string]> = [
+    ['a schema number out of range', '{"url":"https://example.com","extraction_schema":{"type":"object","properties":{"a":{"type":"number","maximum":1e400}}}}', 'extraction_schema.properties.a.maximum'],
+    ['a schema $ref with a malformed escape', '{"url":"https://example.com","extraction_schema":{"type":"object","properties":{"a":{"$ref":"#/%"}}}}', 'extraction_schema.properties.a.$ref'],
+    ['a NUL character in the URL', '{"url":"https://example.com/a\\u0000b"}', 'url'],
+    ['a NUL character in a nested field', '{"url":"https://example.com","advanced":{"wait_condition":"x\\u0000"}}', 'advanced.wait_condition'],
+  ];
+  for (const [what, raw, field] of rawBodies) {
+    it(`refuses ${what} with 400 naming ${field}`, async () => {
+      const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', raw);
+      expect(res.status, JSON.stringify(res.body)).to.equal(400);
+      expect(res.body.error).to.equal('VALIDATION_ERROR');
+      expect(res.body.details.fields.map((f: { field: string }) => f.field)).to.include(field);
+    });
+  }
+
+  it('answers a method no route knows with 405 in the envelope', async () => {
+    const res = await apiClient(stack.baseUrl, key).call('PROPFIND', '/api/v1/scrape');
+    expect(res.status).to.equal(405);
+    expect(res.body.error).to.equal('METHOD_NOT_ALLOWED');
+    expect(res.body.request_id).to.match(/^req_/);
   });
 
   it('refuses an extraction schema over 64 KB', async () => {
