@@ -47,13 +47,33 @@ export function planTiers(input: TierPlanInput): TierPlan {
   if (cc.forceTier !== undefined) {
     candidates = [cc.forceTier];
   } else if (input.renderJs || input.mode === 'js') {
+    if (rank(maxTier) < rank('4')) {
+      const field = input.renderJs ? 'advanced.render_js' : 'mode';
+      throw new TrawlError('VALIDATION_ERROR', `${field} needs the browser tier 4, above cost_controls.max_tier ${maxTier}`, {
+        fields: [
+          { field, message: 'needs tier 4 (the browser)', code: 'conflict' },
+          { field: 'cost_controls.max_tier', message: `tier ${maxTier} is below 4`, code: 'conflict' },
+        ],
+      });
+    }
     candidates = ['4'];
   } else if (input.mode === 'pdf' || input.mode === 'ocr') {
     throw new TrawlError('SERVICE_UNAVAILABLE', `mode "${input.mode}" needs the ${input.mode} pool, which is not deployed on this service`);
   } else {
     const ceiling = input.mode === 'html' ? Math.min(rank(maxTier), rank('2')) : rank(maxTier);
     candidates = TIER_ORDER.filter((t) => rank(t) <= ceiling && t !== '3.5');
-    if (cc.preferSpeed && !cc.preferCost) candidates = candidates.filter((t) => rank(t) >= rank(RELIABLE_TIER));
+    if (cc.preferSpeed && !cc.preferCost) {
+      candidates = candidates.filter((t) => rank(t) >= rank(RELIABLE_TIER));
+      if (candidates.length === 0) {
+        const limit = input.mode === 'html' ? 'mode' : 'cost_controls.max_tier';
+        throw new TrawlError('VALIDATION_ERROR', `cost_controls.prefer_speed starts at tier ${RELIABLE_TIER}, which ${limit} rules out`, {
+          fields: [
+            { field: 'cost_controls.prefer_speed', message: `starts at tier ${RELIABLE_TIER}`, code: 'conflict' },
+            { field: limit, message: `allows nothing from tier ${RELIABLE_TIER} up`, code: 'conflict' },
+          ],
+        });
+      }
+    }
   }
 
   if (cc.maxCredits !== undefined) {

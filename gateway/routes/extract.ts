@@ -45,7 +45,18 @@ export function registerExtractRoutes(router: Router, deps: { controlPlane: Cont
         callOptions(ctx, waitMs + 15_000),
       );
     } catch (err) {
-      throw fromConnectError(err);
+      const failure = fromConnectError(err);
+      // A failed extraction that was admitted is refunded in full; SPEC 7.5 puts that on the error body.
+      const extractId = failure.details?.['extract_id'];
+      if (typeof extractId === 'string') {
+        ctx.state.trawl.jobId = extractId;
+        ctx.state.extraErrorFields = {
+          billing: { credits_used: 0, refunded: true, reason: failure.code },
+          extract_id: extractId,
+          version: 'v1',
+        };
+      }
+      throw failure;
     }
     ctx.state.trawl.jobId = res.extractId;
     ctx.state.trawl.tier = '3.5';

@@ -58,6 +58,25 @@ describe('tier planning', () => {
     expect(planTiers({ mode: 'auto', renderJs: false, costControls: { preferSpeed: true }, availableTiers: ALL }).tiers).to.deep.equal(['3', '4']);
   });
 
+  it('refuses render_js or js mode under a max_tier below the browser tier, naming both fields', () => {
+    for (const [mode, renderJs, field] of [['auto', true, 'advanced.render_js'], ['js', false, 'mode']] as const) {
+      const err = planError(() => planTiers({ mode, renderJs, costControls: { maxTier: '1' }, availableTiers: ALL }));
+      expect(err.code).to.equal('VALIDATION_ERROR');
+      expect(err.httpStatus).to.equal(400);
+      expect((err.details!['fields'] as Array<{ field: string }>).map((f) => f.field)).to.deep.equal([field, 'cost_controls.max_tier']);
+    }
+  });
+
+  it('refuses prefer_speed when html mode or max_tier leaves no tier from 3 up', () => {
+    for (const [mode, maxTier, field] of [['html', undefined, 'mode'], ['auto', '2', 'cost_controls.max_tier']] as const) {
+      const err = planError(() =>
+        planTiers({ mode, renderJs: false, costControls: { preferSpeed: true, ...(maxTier ? { maxTier } : {}) }, availableTiers: ALL }),
+      );
+      expect(err.code).to.equal('VALIDATION_ERROR');
+      expect((err.details!['fields'] as Array<{ field: string }>).map((f) => f.field)).to.deep.equal(['cost_controls.prefer_speed', field]);
+    }
+  });
+
   it('answers SERVICE_UNAVAILABLE for a tier that is not deployed', () => {
     const err = planError(() => planTiers({ mode: 'auto', renderJs: true, costControls: {}, availableTiers: ['1'] }));
     expect(err.code).to.equal('SERVICE_UNAVAILABLE');

@@ -145,6 +145,9 @@ describe('POST /api/v1/extract (end to end)', function () {
     expect(res.status).to.equal(502);
     expect(res.body.error).to.equal('UPSTREAM_ERROR');
     expect(res.body.details.refunded).to.equal(true);
+    expect(res.body.billing).to.deep.equal({ credits_used: 0, refunded: true, reason: 'UPSTREAM_ERROR' });
+    expect(res.body.extract_id).to.equal(res.body.details.extract_id);
+    expect(res.body.version).to.equal('v1');
     expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
   });
 
