@@ -7,9 +7,10 @@ import { create } from '@bufbuild/protobuf';
 import { TrawlError } from '../../common/errors.js';
 import type { NatsNames } from '../../common/nats-names.js';
 import type { Logger } from '../../common/logger.js';
-import { ScrapeService, SubmitResponseSchema, GetJobResponseSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
+import { EstimateResponseSchema, ScrapeService, SubmitResponseSchema, GetJobResponseSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import type { Authenticator } from '../accounts/authenticator.js';
-import { TIER_ORDER } from '../billing/prices.js';
+import { TIER_ORDER, TIER_PRICES } from '../billing/prices.js';
+import { planTiers } from '../scheduler/tier-plan.js';
 import { publishAttempt } from '../scheduler/dispatcher.js';
 import { watchJob, type JobSignal } from '../scheduler/job-waiters.js';
 import { admitScrape } from './admission.js';
@@ -90,6 +91,33 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
         auth.accountId,
       ]);
       return create(SubmitResponseSchema, { job, balanceMicrocents: BigInt(balance.rows[0]?.balance_microcents ?? 0) });
+    },
+
+    async estimate(req, ctx) {
+      await authenticateCall(deps.authenticator, ctx);
+      if (!req.request || !req.request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
+      const input = {
+        mode: req.request.mode,
+        renderJs: req.request.advanced?.['render_js'] === true,
+        costControls: req.request.costControls ?? {},
+      };
+      let plan;
+      let runnable = true;
+      try {
+        plan = planTiers({ ...input, availableTiers: deps.availableTiers });
+      } catch (err) {
+        // Not deployable here: price the plan as if every tier were, and say so.
+        if (!(err instanceof TrawlError) || err.code !== 'SERVICE_UNAVAILABLE') throw err;
+        plan = planTiers({ ...input, availableTiers: TIER_ORDER });
+        runnable = false;
+      }
+      return create(EstimateResponseSchema, {
+        tiers: plan.tiers,
+        estimatedMicrocents: BigInt(TIER_PRICES[plan.tiers[0]!] ?? 0),
+        maxPossibleMicrocents: BigInt(plan.maxCostMicrocents),
+        runnable,
+        availableTiers: [...deps.availableTiers],
+      });
     },
 
     async getJob(req, ctx) {

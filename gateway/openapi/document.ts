@@ -3,7 +3,16 @@ import { ErrorEnvelope } from '../schemas/common.js';
 import { HealthStatus, Liveness, Readiness, ServiceStatus } from '../schemas/health.js';
 import { ExtractRequest, ExtractResult } from '../schemas/extract.js';
 import { JobRecord } from '../schemas/jobs.js';
-import { ScrapeAccepted, ScrapeRequest, ScrapeResult } from '../schemas/scrape.js';
+import {
+  EstimateResult,
+  LegacyJsRequest,
+  LegacyLightRequest,
+  LegacyOcrRequest,
+  LegacyPdfRequest,
+  ScrapeAccepted,
+  ScrapeRequest,
+  ScrapeResult,
+} from '../schemas/scrape.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -52,6 +61,44 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
     '500': error('INTERNAL_ERROR'),
   };
 
+  const deprecationHeaders = {
+    Deprecation: { description: 'Always "true"', schema: { type: 'string' } },
+    Sunset: { description: 'HTTP date of removal', schema: { type: 'string' } },
+    Link: { description: 'rel="sunset" link to this documentation', schema: { type: 'string' } },
+  };
+  const legacyPaths = Object.fromEntries(
+    (
+      [
+        ['js', LegacyJsRequest, 'mode "js" with advanced.render_js (needs the browser pool)'],
+        ['light', LegacyLightRequest, 'mode "html"'],
+        ['ocr', LegacyOcrRequest, 'mode "ocr" (needs the OCR pool)'],
+        ['pdf', LegacyPdfRequest, 'mode "pdf" (needs the PDF pool)'],
+      ] as const
+    ).map(([name, schema, maps]) => [
+      `/api/v1/scrape/${name}`,
+      {
+        post: {
+          operationId: `legacyScrape_${name}`,
+          summary: `Deprecated: use POST /api/v1/scrape`,
+          description:
+            `Runs one unified scrape with ${maps}. Every answer carries Deprecation, Sunset and Link headers and a ` +
+            '`warnings` array with a DEPRECATED_ENDPOINT entry.',
+          deprecated: true,
+          tags: ['Deprecated'],
+          security: [{ ApiKey: [] }],
+          requestBody: { required: true, ...json(ref(schema, 'input')) },
+          responses: {
+            '200': { description: 'The scrape result plus warnings', headers: deprecationHeaders, ...json(ref(ScrapeResult)) },
+            '202': { description: 'Accepted; poll poll_url', headers: deprecationHeaders, ...json(ref(ScrapeAccepted)) },
+            '400': error('VALIDATION_ERROR'),
+            '503': error('SERVICE_UNAVAILABLE when the mode needs a pool this deployment does not run'),
+            ...authErrors,
+          },
+        },
+      },
+    ]),
+  );
+
   const paths = {
     '/api/v1/scrape': {
       post: {
@@ -86,6 +133,24 @@ export function buildOpenApiDocument(serverUrl: string): Record<string, unknown>
         },
       },
     },
+    '/api/v1/scrape/estimate': {
+      post: {
+        operationId: 'estimateScrape',
+        summary: 'Price a scrape without running it',
+        description:
+          'Plans the tiers the request would try (mode, render_js, cost_controls) and answers the price of the first tier and ' +
+          'of the most expensive one (the reservation). Nothing is charged or fetched.',
+        tags: ['Scrape'],
+        security: [{ ApiKey: [] }],
+        requestBody: { required: true, ...json(ref(ScrapeRequest, 'input')) },
+        responses: {
+          '200': { description: 'The estimate', ...json(ref(EstimateResult)) },
+          '400': error('VALIDATION_ERROR or EXCEEDS_COST_LIMIT'),
+          ...authErrors,
+        },
+      },
+    },
+    ...legacyPaths,
     '/api/v1/jobs/{job_id}': {
       get: {
         operationId: 'getJob',

@@ -195,3 +195,70 @@ export const ScrapeAccepted = z
     version: z.literal('v1'),
   })
   .meta({ id: 'ScrapeAccepted' });
+
+export const EstimateResult = z
+  .object({
+    url: z.string(),
+    mode: z.string(),
+    estimated_credits: z.number().meta({ description: 'The price of the first planned tier: what a scrape that succeeds at once costs.' }),
+    max_possible_credits: z.number().meta({ description: 'The price of the most expensive planned tier: what is reserved.' }),
+    estimated_tier: z.string(),
+    tier_plan: z.array(z.string()).meta({ description: 'The tiers the scrape would try, in order.' }),
+    runnable: z.boolean().meta({ description: 'False when a planned tier has no worker pool on this deployment (the scrape would answer 503).' }),
+    available_tiers: z.array(z.string()),
+    version: z.literal('v1'),
+  })
+  .meta({ id: 'ScrapeEstimate' });
+
+// The unified fetch sends its own browser-like headers and always follows redirects (each hop checked by the
+// SSRF guard); the old routes' knobs for these are refused rather than silently ignored.
+const noCustomHeaders = z
+  .record(z.string(), z.string())
+  .refine((h) => Object.keys(h).length === 0, 'custom request headers are not supported; use POST /api/v1/scrape')
+  .optional();
+const alwaysFollowRedirects = z
+  .boolean()
+  .refine((v) => v, 'redirects are always followed; use POST /api/v1/scrape')
+  .default(true);
+
+const legacyCommon = {
+  url: HttpUrl,
+  timeout: z.number().int().min(1).max(300).default(90),
+  force_refresh: z.boolean().default(false),
+};
+
+/** The deprecated per-mode routes (SPEC 4.1, 9.6); each maps onto one unified scrape. */
+export const LegacyJsRequest = z
+  .object({
+    ...legacyCommon,
+    method: z.literal('GET').default('GET'),
+    headers: noCustomHeaders,
+    follow_redirects: alwaysFollowRedirects,
+    wait_for: z.string().max(1_000).optional(),
+    screenshot: z.boolean().default(false),
+    wait_until: z.enum(['load', 'domcontentloaded', 'networkidle']).default('networkidle'),
+    include_raw_html: z.boolean().default(false),
+  })
+  .strict()
+  .meta({ id: 'LegacyJsRequest' });
+
+export const LegacyLightRequest = z
+  .object({
+    ...legacyCommon,
+    method: z.literal('GET').default('GET'),
+    headers: noCustomHeaders,
+    follow_redirects: alwaysFollowRedirects,
+    include_raw_html: z.boolean().default(false),
+  })
+  .strict()
+  .meta({ id: 'LegacyLightRequest' });
+
+export const LegacyOcrRequest = z
+  .object({ url: HttpUrl, language: z.string().min(2).max(32).default('eng'), force_refresh: z.boolean().default(false) })
+  .strict()
+  .meta({ id: 'LegacyOcrRequest' });
+
+export const LegacyPdfRequest = z
+  .object({ url: HttpUrl, format: z.enum(['markdown', 'text', 'html']).default('markdown'), force_refresh: z.boolean().default(false) })
+  .strict()
+  .meta({ id: 'LegacyPdfRequest' });

@@ -47,6 +47,11 @@ describe('health, status and the API reference', function () {
     expect(res.body.openapi).to.equal('3.1.0');
     expect(res.body.paths).to.have.keys(
       '/api/v1/scrape',
+      '/api/v1/scrape/estimate',
+      '/api/v1/scrape/js',
+      '/api/v1/scrape/light',
+      '/api/v1/scrape/ocr',
+      '/api/v1/scrape/pdf',
       '/api/v1/jobs/{job_id}',
       '/api/v1/extract',
       '/api/v1/health',

@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/scrape.proto.
  */
 export const file_trawl_v1_scrape: GenFile = /*@__PURE__*/
-  fileDesc("ChV0cmF3bC92MS9zY3JhcGUucHJvdG8SCHRyYXdsLnYxIsIBCgxDb3N0Q29udHJvbHMSGAoLbWF4X2NyZWRpdHMYASABKAFIAIgBARIXCgpmb3JjZV90aWVyGAIgASgJSAGIAQESFQoIbWF4X3RpZXIYAyABKAlIAogBARITCgtwcmVmZXJfY29zdBgEIAEoCBIUCgxwcmVmZXJfc3BlZWQYBSABKAgSEQoJZmFpbF9mYXN0GAYgASgIQg4KDF9tYXhfY3JlZGl0c0INCgtfZm9yY2VfdGllckILCglfbWF4X3RpZXIijQYKDVNjcmFwZVJlcXVlc3QSCwoDdXJsGAEgASgJEgwKBG1vZGUYAiABKAkSDAoEc3luYxgDIAEoCBITCgtzeW5jX3BvbGljeRgEIAEoCRIPCgdmb3JtYXRzGAUgAygJEikKCGFkdmFuY2VkGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBItCg1jb3N0X2NvbnRyb2xzGAcgASgLMhYudHJhd2wudjEuQ29zdENvbnRyb2xzEhUKDWZvcmNlX3JlZnJlc2gYCCABKAgSGAoQaW5jbHVkZV9yYXdfaHRtbBgJIAEoCBIPCgd0aW1lb3V0GAogASgFEjIKEWV4dHJhY3Rpb25fc2NoZW1hGAsgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfChJleHRyYWN0aW9uX3Byb2ZpbGUYDCABKAlIAIgBARIeChFleHRyYWN0aW9uX3Byb21wdBgNIAEoCUgBiAEBEhUKCHdhaXRfZm9yGA4gASgJSAKIAQESFwoKd2FpdF91bnRpbBgPIAEoCUgDiAEBEhoKDWVuYWJsZV9zY3JvbGwYECABKAhIBIgBARINCgVjYWNoZRgRIAEoCBIWCgljYWNoZV90dGwYEiABKAVIBYgBARIYCgt3ZWJob29rX3VybBgTIAEoCUgGiAEBEikKCGxvY2F0aW9uGBQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIOCgZtZXRob2QYFSABKAkSEQoEYm9keRgWIAEoCUgHiAEBEhQKDGNvbnRlbnRfdHlwZRgXIAEoCRIpCgtyYWdfb3B0aW9ucxgYIAEoCzIULnRyYXdsLnYxLlJhZ09wdGlvbnNCFQoTX2V4dHJhY3Rpb25fcHJvZmlsZUIUChJfZXh0cmFjdGlvbl9wcm9tcHRCCwoJX3dhaXRfZm9yQg0KC193YWl0X3VudGlsQhAKDl9lbmFibGVfc2Nyb2xsQgwKCl9jYWNoZV90dGxCDgoMX3dlYmhvb2tfdXJsQgcKBV9ib2R5IlYKClJhZ09wdGlvbnMSFwoKY2h1bmtfc2l6ZRgBIAEoBUgAiAEBEhQKB292ZXJsYXAYAiABKAVIAYgBAUINCgtfY2h1bmtfc2l6ZUIKCghfb3ZlcmxhcCJsCg1TdWJtaXRSZXF1ZXN0EigKB3JlcXVlc3QYASABKAsyFy50cmF3bC52MS5TY3JhcGVSZXF1ZXN0EgwKBHdhaXQYAiABKAgSDwoHd2FpdF9tcxgDIAEoBRISCgpyZXF1ZXN0X2lkGAQgASgJIkgKDlN1Ym1pdFJlc3BvbnNlEhoKA2pvYhgBIAEoCzINLnRyYXdsLnYxLkpvYhIaChJiYWxhbmNlX21pY3JvY2VudHMYAiABKAMiHwoNR2V0Sm9iUmVxdWVzdBIOCgZqb2JfaWQYASABKAkiLAoOR2V0Sm9iUmVzcG9uc2USGgoDam9iGAEgASgLMg0udHJhd2wudjEuSm9iIuEECgxTY3JhcGVSZXN1bHQSCwoDdXJsGAEgASgJEhMKC3N0YXR1c19jb2RlGAIgASgFEicKB2NvbnRlbnQYAyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDQoFdGl0bGUYBCABKAkSKQoIbWV0YWRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjQKB2hlYWRlcnMYBiADKAsyIy50cmF3bC52MS5TY3JhcGVSZXN1bHQuSGVhZGVyc0VudHJ5Eg4KBmNhY2hlZBgHIAEoCBIYChByZXNwb25zZV90aW1lX21zGAggASgDEhIKCnNpemVfYnl0ZXMYCSABKAMSGwoOc2NyZWVuc2hvdF91cmwYCiABKAlIAIgBARIUCgdwZGZfdXJsGAsgASgJSAGIAQESMQoQZmlsdGVyZWRfY29udGVudBgMIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSGQoRZXh0cmFjdGlvbl9tZXRob2QYDSABKAkSFQoIcmF3X2h0bWwYDiABKAlIAogBARIRCglmaW5hbF91cmwYDyABKAkSFwoKbW9kZWxfdXNlZBgQIAEoCUgDiAEBEikKCGV2aWRlbmNlGBEgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIRCg9fc2NyZWVuc2hvdF91cmxCCgoIX3BkZl91cmxCCwoJX3Jhd19odG1sQg0KC19tb2RlbF91c2VkImgKCEpvYkVycm9yEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRITCgtodHRwX3N0YXR1cxgDIAEoBRIoCgdkZXRhaWxzGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCLWAgoDSm9iEg4KBmpvYl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSCwoDdXJsGAMgASgJEgwKBG1vZGUYBCABKAkSDwoHZm9ybWF0cxgFIAMoCRISCgpjcmVhdGVkX2F0GAYgASgJEhcKCnN0YXJ0ZWRfYXQYByABKAlIAIgBARIZCgxjb21wbGV0ZWRfYXQYCCABKAlIAYgBARIMCgR0aWVyGAkgASgJEhAKCGF0dGVtcHRzGAogASgFEiYKBnJlc3VsdBgLIAEoCzIWLnRyYXdsLnYxLlNjcmFwZVJlc3VsdBIhCgVlcnJvchgMIAEoCzISLnRyYXdsLnYxLkpvYkVycm9yEiIKB2JpbGxpbmcYDSABKAsyES50cmF3bC52MS5CaWxsaW5nEgwKBHN5bmMYDiABKAhCDQoLX3N0YXJ0ZWRfYXRCDwoNX2NvbXBsZXRlZF9hdDKJAQoNU2NyYXBlU2VydmljZRI7CgZTdWJtaXQSFy50cmF3bC52MS5TdWJtaXRSZXF1ZXN0GhgudHJhd2wudjEuU3VibWl0UmVzcG9uc2USOwoGR2V0Sm9iEhcudHJhd2wudjEuR2V0Sm9iUmVxdWVzdBoYLnRyYXdsLnYxLkdldEpvYlJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_trawl_v1_billing]);
+  fileDesc("ChV0cmF3bC92MS9zY3JhcGUucHJvdG8SCHRyYXdsLnYxIsIBCgxDb3N0Q29udHJvbHMSGAoLbWF4X2NyZWRpdHMYASABKAFIAIgBARIXCgpmb3JjZV90aWVyGAIgASgJSAGIAQESFQoIbWF4X3RpZXIYAyABKAlIAogBARITCgtwcmVmZXJfY29zdBgEIAEoCBIUCgxwcmVmZXJfc3BlZWQYBSABKAgSEQoJZmFpbF9mYXN0GAYgASgIQg4KDF9tYXhfY3JlZGl0c0INCgtfZm9yY2VfdGllckILCglfbWF4X3RpZXIijQYKDVNjcmFwZVJlcXVlc3QSCwoDdXJsGAEgASgJEgwKBG1vZGUYAiABKAkSDAoEc3luYxgDIAEoCBITCgtzeW5jX3BvbGljeRgEIAEoCRIPCgdmb3JtYXRzGAUgAygJEikKCGFkdmFuY2VkGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBItCg1jb3N0X2NvbnRyb2xzGAcgASgLMhYudHJhd2wudjEuQ29zdENvbnRyb2xzEhUKDWZvcmNlX3JlZnJlc2gYCCABKAgSGAoQaW5jbHVkZV9yYXdfaHRtbBgJIAEoCBIPCgd0aW1lb3V0GAogASgFEjIKEWV4dHJhY3Rpb25fc2NoZW1hGAsgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfChJleHRyYWN0aW9uX3Byb2ZpbGUYDCABKAlIAIgBARIeChFleHRyYWN0aW9uX3Byb21wdBgNIAEoCUgBiAEBEhUKCHdhaXRfZm9yGA4gASgJSAKIAQESFwoKd2FpdF91bnRpbBgPIAEoCUgDiAEBEhoKDWVuYWJsZV9zY3JvbGwYECABKAhIBIgBARINCgVjYWNoZRgRIAEoCBIWCgljYWNoZV90dGwYEiABKAVIBYgBARIYCgt3ZWJob29rX3VybBgTIAEoCUgGiAEBEikKCGxvY2F0aW9uGBQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIOCgZtZXRob2QYFSABKAkSEQoEYm9keRgWIAEoCUgHiAEBEhQKDGNvbnRlbnRfdHlwZRgXIAEoCRIpCgtyYWdfb3B0aW9ucxgYIAEoCzIULnRyYXdsLnYxLlJhZ09wdGlvbnNCFQoTX2V4dHJhY3Rpb25fcHJvZmlsZUIUChJfZXh0cmFjdGlvbl9wcm9tcHRCCwoJX3dhaXRfZm9yQg0KC193YWl0X3VudGlsQhAKDl9lbmFibGVfc2Nyb2xsQgwKCl9jYWNoZV90dGxCDgoMX3dlYmhvb2tfdXJsQgcKBV9ib2R5IlYKClJhZ09wdGlvbnMSFwoKY2h1bmtfc2l6ZRgBIAEoBUgAiAEBEhQKB292ZXJsYXAYAiABKAVIAYgBAUINCgtfY2h1bmtfc2l6ZUIKCghfb3ZlcmxhcCJsCg1TdWJtaXRSZXF1ZXN0EigKB3JlcXVlc3QYASABKAsyFy50cmF3bC52MS5TY3JhcGVSZXF1ZXN0EgwKBHdhaXQYAiABKAgSDwoHd2FpdF9tcxgDIAEoBRISCgpyZXF1ZXN0X2lkGAQgASgJIkgKDlN1Ym1pdFJlc3BvbnNlEhoKA2pvYhgBIAEoCzINLnRyYXdsLnYxLkpvYhIaChJiYWxhbmNlX21pY3JvY2VudHMYAiABKAMiOwoPRXN0aW1hdGVSZXF1ZXN0EigKB3JlcXVlc3QYASABKAsyFy50cmF3bC52MS5TY3JhcGVSZXF1ZXN0IosBChBFc3RpbWF0ZVJlc3BvbnNlEg0KBXRpZXJzGAEgAygJEhwKFGVzdGltYXRlZF9taWNyb2NlbnRzGAIgASgDEh8KF21heF9wb3NzaWJsZV9taWNyb2NlbnRzGAMgASgDEhAKCHJ1bm5hYmxlGAQgASgIEhcKD2F2YWlsYWJsZV90aWVycxgFIAMoCSIfCg1HZXRKb2JSZXF1ZXN0Eg4KBmpvYl9pZBgBIAEoCSIsCg5HZXRKb2JSZXNwb25zZRIaCgNqb2IYASABKAsyDS50cmF3bC52MS5Kb2Ii4QQKDFNjcmFwZVJlc3VsdBILCgN1cmwYASABKAkSEwoLc3RhdHVzX2NvZGUYAiABKAUSJwoHY29udGVudBgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRINCgV0aXRsZRgEIAEoCRIpCghtZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSNAoHaGVhZGVycxgGIAMoCzIjLnRyYXdsLnYxLlNjcmFwZVJlc3VsdC5IZWFkZXJzRW50cnkSDgoGY2FjaGVkGAcgASgIEhgKEHJlc3BvbnNlX3RpbWVfbXMYCCABKAMSEgoKc2l6ZV9ieXRlcxgJIAEoAxIbCg5zY3JlZW5zaG90X3VybBgKIAEoCUgAiAEBEhQKB3BkZl91cmwYCyABKAlIAYgBARIxChBmaWx0ZXJlZF9jb250ZW50GAwgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIZChFleHRyYWN0aW9uX21ldGhvZBgNIAEoCRIVCghyYXdfaHRtbBgOIAEoCUgCiAEBEhEKCWZpbmFsX3VybBgPIAEoCRIXCgptb2RlbF91c2VkGBAgASgJSAOIAQESKQoIZXZpZGVuY2UYESABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhEKD19zY3JlZW5zaG90X3VybEIKCghfcGRmX3VybEILCglfcmF3X2h0bWxCDQoLX21vZGVsX3VzZWQiaAoISm9iRXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhMKC2h0dHBfc3RhdHVzGAMgASgFEigKB2RldGFpbHMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0ItYCCgNKb2ISDgoGam9iX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRILCgN1cmwYAyABKAkSDAoEbW9kZRgEIAEoCRIPCgdmb3JtYXRzGAUgAygJEhIKCmNyZWF0ZWRfYXQYBiABKAkSFwoKc3RhcnRlZF9hdBgHIAEoCUgAiAEBEhkKDGNvbXBsZXRlZF9hdBgIIAEoCUgBiAEBEgwKBHRpZXIYCSABKAkSEAoIYXR0ZW1wdHMYCiABKAUSJgoGcmVzdWx0GAsgASgLMhYudHJhd2wudjEuU2NyYXBlUmVzdWx0EiEKBWVycm9yGAwgASgLMhIudHJhd2wudjEuSm9iRXJyb3ISIgoHYmlsbGluZxgNIAEoCzIRLnRyYXdsLnYxLkJpbGxpbmcSDAoEc3luYxgOIAEoCEINCgtfc3RhcnRlZF9hdEIPCg1fY29tcGxldGVkX2F0MswBCg1TY3JhcGVTZXJ2aWNlEjsKBlN1Ym1pdBIXLnRyYXdsLnYxLlN1Ym1pdFJlcXVlc3QaGC50cmF3bC52MS5TdWJtaXRSZXNwb25zZRI7CgZHZXRKb2ISFy50cmF3bC52MS5HZXRKb2JSZXF1ZXN0GhgudHJhd2wudjEuR2V0Sm9iUmVzcG9uc2USQQoIRXN0aW1hdGUSGS50cmF3bC52MS5Fc3RpbWF0ZVJlcXVlc3QaGi50cmF3bC52MS5Fc3RpbWF0ZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_trawl_v1_billing]);
 
 /**
  * @generated from message trawl.v1.CostControls
@@ -273,6 +273,68 @@ export const SubmitResponseSchema: GenMessage<SubmitResponse> = /*@__PURE__*/
   messageDesc(file_trawl_v1_scrape, 4);
 
 /**
+ * @generated from message trawl.v1.EstimateRequest
+ */
+export type EstimateRequest = Message<"trawl.v1.EstimateRequest"> & {
+  /**
+   * @generated from field: trawl.v1.ScrapeRequest request = 1;
+   */
+  request?: ScrapeRequest | undefined;
+};
+
+/**
+ * Describes the message trawl.v1.EstimateRequest.
+ * Use `create(EstimateRequestSchema)` to create a new message.
+ */
+export const EstimateRequestSchema: GenMessage<EstimateRequest> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_scrape, 5);
+
+/**
+ * @generated from message trawl.v1.EstimateResponse
+ */
+export type EstimateResponse = Message<"trawl.v1.EstimateResponse"> & {
+  /**
+   * The tiers the request would try, in order.
+   *
+   * @generated from field: repeated string tiers = 1;
+   */
+  tiers: string[];
+
+  /**
+   * The price of the first tier: what a scrape that succeeds at once costs.
+   *
+   * @generated from field: int64 estimated_microcents = 2;
+   */
+  estimatedMicrocents: bigint;
+
+  /**
+   * The reservation: the price of the most expensive planned tier.
+   *
+   * @generated from field: int64 max_possible_microcents = 3;
+   */
+  maxPossibleMicrocents: bigint;
+
+  /**
+   * False when a planned tier has no worker pool on this deployment (the prices are then for the full plan).
+   *
+   * @generated from field: bool runnable = 4;
+   */
+  runnable: boolean;
+
+  /**
+   * @generated from field: repeated string available_tiers = 5;
+   */
+  availableTiers: string[];
+};
+
+/**
+ * Describes the message trawl.v1.EstimateResponse.
+ * Use `create(EstimateResponseSchema)` to create a new message.
+ */
+export const EstimateResponseSchema: GenMessage<EstimateResponse> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_scrape, 6);
+
+/**
  * @generated from message trawl.v1.GetJobRequest
  */
 export type GetJobRequest = Message<"trawl.v1.GetJobRequest"> & {
@@ -287,7 +349,7 @@ export type GetJobRequest = Message<"trawl.v1.GetJobRequest"> & {
  * Use `create(GetJobRequestSchema)` to create a new message.
  */
 export const GetJobRequestSchema: GenMessage<GetJobRequest> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_scrape, 5);
+  messageDesc(file_trawl_v1_scrape, 7);
 
 /**
  * @generated from message trawl.v1.GetJobResponse
@@ -304,7 +366,7 @@ export type GetJobResponse = Message<"trawl.v1.GetJobResponse"> & {
  * Use `create(GetJobResponseSchema)` to create a new message.
  */
 export const GetJobResponseSchema: GenMessage<GetJobResponse> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_scrape, 6);
+  messageDesc(file_trawl_v1_scrape, 8);
 
 /**
  * @generated from message trawl.v1.ScrapeResult
@@ -403,7 +465,7 @@ export type ScrapeResult = Message<"trawl.v1.ScrapeResult"> & {
  * Use `create(ScrapeResultSchema)` to create a new message.
  */
 export const ScrapeResultSchema: GenMessage<ScrapeResult> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_scrape, 7);
+  messageDesc(file_trawl_v1_scrape, 9);
 
 /**
  * @generated from message trawl.v1.JobError
@@ -435,7 +497,7 @@ export type JobError = Message<"trawl.v1.JobError"> & {
  * Use `create(JobErrorSchema)` to create a new message.
  */
 export const JobErrorSchema: GenMessage<JobError> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_scrape, 8);
+  messageDesc(file_trawl_v1_scrape, 10);
 
 /**
  * Job is the record returned by polling; see docs/api/jobs.md.
@@ -519,7 +581,7 @@ export type Job = Message<"trawl.v1.Job"> & {
  * Use `create(JobSchema)` to create a new message.
  */
 export const JobSchema: GenMessage<Job> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_scrape, 9);
+  messageDesc(file_trawl_v1_scrape, 11);
 
 /**
  * Scrape accepts scrape jobs and reports on them. Calls are authenticated
@@ -546,6 +608,16 @@ export const ScrapeService: GenService<{
     methodKind: "unary";
     input: typeof GetJobRequestSchema;
     output: typeof GetJobResponseSchema;
+  },
+  /**
+   * Estimate prices a request without running or charging it.
+   *
+   * @generated from rpc trawl.v1.ScrapeService.Estimate
+   */
+  estimate: {
+    methodKind: "unary";
+    input: typeof EstimateRequestSchema;
+    output: typeof EstimateResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_trawl_v1_scrape, 0);

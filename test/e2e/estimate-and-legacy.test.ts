@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import { startSiteServer } from '../fixtures/site-server.js';
+import { apiClient, balanceOf } from '../support/api.js';
+import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
+
+describe('POST /api/v1/scrape/estimate and the deprecated per-mode routes', function () {
+  this.timeout(60_000);
+  let stack: TestStack;
+  let site: Awaited<ReturnType<typeof startSiteServer>>;
+  let account: { accountId: string; key: string };
+
+  before(async () => {
+    stack = await getStack();
+    site = await startSiteServer();
+    account = await createTestAccount(stack, 100_000);
+  });
+  after(async () => site.close());
+
+  const post = (path: string, body: unknown) => apiClient(stack.baseUrl, account.key).post(path, body);
+
+  describe('estimate', () => {
+    it('prices the deployed plan without fetching or charging anything', async () => {
+      const before = await balanceOf(stack.pool, account.accountId);
+      const hits = site.hits('/article');
+      const res = await post('/api/v1/scrape/estimate', { url: `${site.url}/article` });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.deep.include({
+        estimated_credits: 1,
+        max_possible_credits: 1,
+        estimated_tier: '1',
+        tier_plan: ['1'],
+        runnable: true,
+        version: 'v1',
+      });
+      expect(res.body.available_tiers).to.include('1');
+      expect(site.hits('/article')).to.equal(hits);
+      expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+    });
+
+    it('prices a browser scrape this deployment cannot run, saying it is not runnable', async () => {
+      const res = await post('/api/v1/scrape/estimate', { url: 'https://example.com/', advanced: { render_js: true } });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.include({ estimated_credits: 20, max_possible_credits: 20, tier_plan: ['4'], runnable: false });
+    });
+
+    it('refuses what a scrape would refuse', async () => {
+      const bad = await post('/api/v1/scrape/estimate', { url: 'ftp://example.com/' });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.error).to.equal('VALIDATION_ERROR');
+      const capped = await post('/api/v1/scrape/estimate', { url: 'https://example.com/', cost_controls: { max_credits: 0.1 } });
+      expect(capped.status).to.equal(400);
+      expect(capped.body.error).to.equal('EXCEEDS_COST_LIMIT');
+      const anonymous = await apiClient(stack.baseUrl).post('/api/v1/scrape/estimate', { url: 'https://example.com/' });
+      expect(anonymous.status).to.equal(401);
+    });
+  });
+
+  describe('deprecated routes', () => {
+    const expectDeprecation = (res: { headers: Headers; body: any }, path: string) => {
+      expect(res.headers.get('deprecation')).to.equal('true');
+      expect(new Date(res.headers.get('sunset')!).getTime()).to.be.greaterThan(Date.now() + 90 * 86_400_000);
+      expect(res.headers.get('link')).to.match(/rel="sunset"/);
+      expect(res.body.warnings).to.be.an('array').with.length(1);
+      expect(res.body.warnings[0]).to.include({ code: 'DEPRECATED_ENDPOINT' });
+      expect(res.body.warnings[0].message).to.contain(path);
+    };
+
+    it('runs /scrape/light as an html-mode scrape, billed like one', async () => {
+      const before = await balanceOf(stack.pool, account.accountId);
+      const res = await post('/api/v1/scrape/light', { url: `${site.url}/article` });
+      expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+      expect(res.body.content).to.be.a('string').and.match(/^#\s/m);
+      expect(res.body.billing.total_credits).to.equal(1);
+      expectDeprecation(res, '/api/v1/scrape/light');
+      expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 200);
+    });
+
+    for (const [path, body] of [
+      ['/api/v1/scrape/js', { url: 'https://example.com/' }],
+      ['/api/v1/scrape/ocr', { url: 'https://example.com/scan.png' }],
+      ['/api/v1/scrape/pdf', { url: 'https://example.com/doc.pdf' }],
+    ] as const) {
+      it(`answers ${path} with 503 while its pool is not deployed, still marked deprecated, charging nothing`, async () => {
+        const before = await balanceOf(stack.pool, account.accountId);
+        const res = await post(path, body);
+        expect(res.status).to.equal(503);
+        expect(res.body.error).to.equal('SERVICE_UNAVAILABLE');
+        expectDeprecation(res, path);
+        expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+      });
+    }
+
+    it('validates the old field set, with the deprecation marks on the error too', async () => {
+      const res = await post('/api/v1/scrape/pdf', { url: 'https://example.com/doc.pdf', format: 'docx' });
+      expect(res.status).to.equal(400);
+      expect(res.body.details.fields.map((f: { field: string }) => f.field)).to.include('format');
+      expectDeprecation(res, '/api/v1/scrape/pdf');
+    });
+
+    it('refuses the old knobs the unified fetch does not have instead of ignoring them', async () => {
+      const headers = await post('/api/v1/scrape/light', { url: 'https://example.com/', headers: { 'X-Custom': '1' } });
+      expect(headers.status).to.equal(400);
+      expect(headers.body.details.fields.map((f: { field: string }) => f.field)).to.include('headers');
+      const redirects = await post('/api/v1/scrape/light', { url: 'https://example.com/', follow_redirects: false });
+      expect(redirects.status).to.equal(400);
+      expect(redirects.body.details.fields.map((f: { field: string }) => f.field)).to.include('follow_redirects');
+    });
+
+    it('lists the deprecated routes as deprecated in the OpenAPI document', async () => {
+      const doc = (await apiClient(stack.baseUrl).get('/api/v1/openapi.json')).body;
+      for (const name of ['js', 'light', 'ocr', 'pdf']) expect(doc.paths[`/api/v1/scrape/${name}`].post.deprecated).to.equal(true);
+      expect(doc.paths['/api/v1/scrape/estimate'].post.operationId).to.equal('estimateScrape');
+    });
+  });
+});
