@@ -115,8 +115,12 @@ function requestHeaders(req: FetchRequest, config: FetchConfig): Record<string, 
     if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
   }
   headers['accept-encoding'] = ACCEPT_ENCODING;
-  if (req.contentType) headers['content-type'] = req.contentType;
-  else if (req.body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+  // A content type goes only with a body, or with a method that carries one (a POST with an explicit type and no body).
+  const hasBody = req.body !== undefined && req.body !== '';
+  const method = (req.method ?? 'GET').toUpperCase();
+  if (hasBody || (req.contentType && method !== 'GET' && method !== 'HEAD')) {
+    headers['content-type'] = req.contentType || headers['content-type'] || 'application/json';
+  }
   return headers;
 }
 

@@ -48,7 +48,8 @@ export function createFetchHandler(deps: FetchHandlerDeps): PoolHandler<ScrapeTa
       }
       const lease = await deps.lease.acquireWithWait(host, `${deps.workerId}:${task.attemptId}`, { waitMs: timeoutMs });
       if (!lease) return attempts.fail(task, ctx, 'TIMEOUT', `Every concurrency slot for ${host} stayed busy until the timeout`);
-      const keepAlive = setInterval(() => void lease.refresh(), 5_000);
+      // A failed refresh (a Redis blip) only risks the slot expiring early; it must not take the worker down.
+      const keepAlive = setInterval(() => void lease.refresh().catch(() => undefined), 5_000);
       let outcome;
       try {
         outcome = await fetchPage(

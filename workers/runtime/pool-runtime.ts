@@ -89,10 +89,21 @@ export async function startPool<T>(deps: PoolDeps, opts: PoolOptions, handler: P
   let wake: (() => void) | null = null;
   const heartbeatEvery = Math.max(250, Math.floor(opts.ackWaitMs / 3));
 
+  /** Tasks in flight and their heartbeat timers, so a drain that runs out of time can hand them back. */
+  const inFlight = new Map<JsMsg, NodeJS.Timeout>();
+  const beat = (msg: JsMsg) => {
+    try {
+      msg.working();
+    } catch {
+      // The connection is closing; the task is handed back or redelivered.
+    }
+  };
+
   const run = async (msg: JsMsg) => {
     const deliveryCount = msg.info.deliveryCount;
-    const ctx: TaskContext = { deliveryCount, working: () => msg.working() };
-    const heartbeat = setInterval(() => msg.working(), heartbeatEvery);
+    const ctx: TaskContext = { deliveryCount, working: () => beat(msg) };
+    const heartbeat = setInterval(() => beat(msg), heartbeatEvery);
+    inFlight.set(msg, heartbeat);
     let task: T;
     try {
       task = handler.decode(msg.data);
@@ -119,6 +130,7 @@ export async function startPool<T>(deps: PoolDeps, opts: PoolOptions, handler: P
       }
     } finally {
       clearInterval(heartbeat);
+      inFlight.delete(msg);
     }
   };
 
@@ -137,14 +149,20 @@ export async function startPool<T>(deps: PoolDeps, opts: PoolOptions, handler: P
         await new Promise((r) => setTimeout(r, 500));
         continue;
       }
-      for await (const msg of batch) {
-        active += 1;
-        void run(msg).finally(() => {
-          active -= 1;
-          const w = wake;
-          wake = null;
-          w?.();
-        });
+      try {
+        for await (const msg of batch) {
+          active += 1;
+          void run(msg).finally(() => {
+            active -= 1;
+            const w = wake;
+            wake = null;
+            w?.();
+          });
+        }
+      } catch (err) {
+        // A pull that ends in an error status (leader change, consumer reset, server restart): pull again shortly.
+        deps.log.warn({ err }, 'a pull ended with an error; pulling again');
+        await new Promise((r) => setTimeout(r, 500));
       }
     }
   })();
@@ -159,6 +177,16 @@ export async function startPool<T>(deps: PoolDeps, opts: PoolOptions, handler: P
       await loop;
       const until = Date.now() + opts.drainTimeoutMs;
       while (active > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      // Out of time: hand what is still running back to JetStream at once rather than after the ack wait.
+      for (const [msg, heartbeat] of inFlight) {
+        clearInterval(heartbeat);
+        try {
+          msg.nak();
+        } catch {
+          // Already closing; JetStream redelivers after the ack wait.
+        }
+      }
+      inFlight.clear();
     },
   };
 }

@@ -13,6 +13,9 @@ import { startPool, type PoolHandler } from './pool-runtime.js';
 import { createReporter } from './reporter.js';
 import { createResultStore } from './result-store.js';
 
+/** Long enough for the longest task: a 300 s fetch plus processing. Anything left after it is handed back. */
+const DRAIN_TIMEOUT_MS = 330_000;
+
 export interface WorkerContext {
   config: TrawlConfig;
   log: Logger;
@@ -43,7 +46,7 @@ export async function runWorker(pool: string, buildHandler: (ctx: WorkerContext)
   });
   const running = await startPool(
     { nc, js, jsm, names, log },
-    { pool, concurrency: config.worker.concurrency, ackWaitMs: config.worker.ackWaitMs, maxDeliver: config.worker.maxDeliver, drainTimeoutMs: 120_000 },
+    { pool, concurrency: config.worker.concurrency, ackWaitMs: config.worker.ackWaitMs, maxDeliver: config.worker.maxDeliver, drainTimeoutMs: DRAIN_TIMEOUT_MS },
     buildHandler({ config, log, redis, workerId, attempts }),
   );
   const heartbeat = startHeartbeat(nc, names, identity);

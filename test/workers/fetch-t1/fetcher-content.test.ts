@@ -76,6 +76,19 @@ describe('fetchPage content', function () {
     expect(outcome.timings.totalMs).to.be.at.least(outcome.timings.ttfbMs);
   });
 
+  it('sends a content type only with a body, or on a POST that names one explicitly', async () => {
+    const seen: Array<string | undefined> = [];
+    const stop = site.onRequest((req) => seen.push(req.headers['content-type']));
+    try {
+      ok(await fetchPath('/article', { contentType: 'application/json' }));
+      ok(await fetchPath('/post-echo', { method: 'POST', body: 'a=1', contentType: 'application/x-www-form-urlencoded' }));
+      ok(await fetchPath('/post-echo', { method: 'POST', contentType: 'text/plain' }));
+    } finally {
+      stop();
+    }
+    expect(seen).to.deep.equal([undefined, 'application/x-www-form-urlencoded', 'text/plain']);
+  });
+
   describe('compression', () => {
     it('decodes a gzip body and reports its decoded size', async () => {
       const outcome = ok(await fetchPath('/gzip'));
