@@ -29,6 +29,10 @@ export interface TrawlConfig {
     domainLeaseTtlMs: number;
     userAgent: string;
     maxBytes: number;
+    /** Threads running the content pipeline per worker process (0: one per CPU). */
+    pipelineThreads: number;
+    /** Longest one document may take to process. */
+    pipelineBudgetMs: number;
   };
   /** Tiers that have a worker pool deployed; escalation never plans others. */
   availableTiers: string[];
@@ -102,6 +106,8 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
         env.TRAWL_USER_AGENT ??
         'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
       maxBytes: int(env, 'TRAWL_MAX_CONTENT_BYTES', 10 * 1024 * 1024),
+      pipelineThreads: int(env, 'TRAWL_PIPELINE_THREADS', 0),
+      pipelineBudgetMs: int(env, 'TRAWL_PIPELINE_BUDGET_MS', 60_000),
     },
     availableTiers: list(env, 'TRAWL_AVAILABLE_TIERS', ['1']),
     resultTtlSeconds: int(env, 'TRAWL_RESULT_TTL_SECONDS', 24 * 3600),

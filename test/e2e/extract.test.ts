@@ -89,6 +89,19 @@ describe('POST /api/v1/extract (end to end)', function () {
     expect(res.body.formats.text).to.contain('text');
   });
 
+  it('stops a document that runs past the processing budget, answering 422 refunded, and keeps serving', async () => {
+    const before = await balanceOf(stack.pool, account.accountId);
+    // marked takes tens of seconds on this; the test stack's budget is 5 s.
+    const res = await extract({ content: '_a'.repeat(80_000), content_type: 'markdown', formats: ['html'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(422);
+    expect(res.body.error).to.equal('EXTRACTION_FAILED');
+    expect(res.body.billing.refunded).to.equal(true);
+    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+    const next = await extract({ content: '<p>still here</p>', formats: ['text'] });
+    expect(next.status).to.equal(200);
+    expect(next.body.formats.text).to.equal('still here');
+  });
+
   it('applies a named profile', async () => {
     const res = await extract({ content: fixture('recipe.html'), extraction_profile: 'recipe', formats: ['json'] });
     expect(res.status).to.equal(200);

@@ -115,7 +115,7 @@ describe('an extract worker killed in the middle of a job', function () {
   it('answers the waiting caller once another worker has run it, charged exactly once', async () => {
     const { key, accountId } = await createTestAccount(stack, 10_000);
     const api = apiClient(stack.baseUrl, key);
-    stack.llm.setBehaviour({ kind: 'slow', delayMs: 4_000 });
+    stack.llm.setBehaviour({ kind: 'slow', delayMs: 10_000 });
     stack.llm.requests.length = 0;
     const pending = api.post('/api/v1/extract', {
       content: '<h1>Harbour Turbine</h1><p>Colour: green</p>',
@@ -124,7 +124,7 @@ describe('an extract worker killed in the middle of a job', function () {
     });
 
     // Kill the worker while it waits on the LLM, then bring up a fresh one with a fast LLM.
-    for (let i = 0; i < 100 && stack.llm.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 600 && stack.llm.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(stack.llm.requests).to.have.length(1);
     await stack.kill('extract', 'SIGKILL');
     stack.llm.setBehaviour({ kind: 'answer' });

@@ -17,7 +17,7 @@ export function getStack(): Promise<TestStack> {
     const stack = await bootIsolatedStack({
       name: 'test',
       redisDb: 13,
-      env: { TRAWL_LLM_BASE_URL: llm.baseUrl, TRAWL_LLM_API_KEY: llm.apiKey, TRAWL_LLM_MODEL: llm.model, TRAWL_LLM_TIMEOUT_MS: '5000' },
+      env: { TRAWL_PIPELINE_BUDGET_MS: '5000', TRAWL_LLM_BASE_URL: llm.baseUrl, TRAWL_LLM_API_KEY: llm.apiKey, TRAWL_LLM_MODEL: llm.model, TRAWL_LLM_TIMEOUT_MS: '5000' },
     });
     await waitForWorkers(stack.baseUrl, 30_000, 'extract');
     return Object.assign(stack, { llm });

@@ -2,7 +2,8 @@ import { fromBinary, type JsonObject } from '@bufbuild/protobuf';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../common/logger.js';
 import { ScrapeTaskSchema, type ScrapeTask } from '../../proto/gen/trawl/v1/work_pb.js';
-import { runPipeline, type PipelineConfig } from '../pipeline/index.js';
+import type { PipelineConfig } from '../pipeline/index.js';
+import type { PipelinePool } from '../pipeline/pipeline-pool.js';
 import { toStoredResult } from '../pipeline/stored-result.js';
 import { pipelineFailure, type AttemptReporting } from '../runtime/attempt-reporting.js';
 import type { PoolHandler } from '../runtime/pool-runtime.js';
@@ -11,6 +12,8 @@ export interface ExtractHandlerDeps {
   attempts: AttemptReporting;
   redis: Redis;
   pipeline: PipelineConfig;
+  /** Runs the pipeline off the event loop, within a time budget. */
+  pipelinePool: PipelinePool;
   log: Logger;
 }
 
@@ -30,7 +33,7 @@ export function createExtractHandler(deps: ExtractHandlerDeps): PoolHandler<Scra
       const started = Date.now();
       let result;
       try {
-        const output = await runPipeline(
+        const output = await deps.pipelinePool.run(
           {
             body: content,
             contentType: task.inputContentType || 'html',
@@ -46,6 +49,7 @@ export function createExtractHandler(deps: ExtractHandlerDeps): PoolHandler<Scra
             jsonIsFiltered: true,
           },
           deps.pipeline,
+          { deadlineMs: Number(task.deadlineUnixMs) },
         );
         // A value the stored result cannot hold fails the attempt, not the worker.
         result = toStoredResult(

@@ -1,7 +1,8 @@
 import { fromBinary, type JsonObject } from '@bufbuild/protobuf';
 import type { Logger } from '../../common/logger.js';
 import { ScrapeTaskSchema, type ScrapeTask } from '../../proto/gen/trawl/v1/work_pb.js';
-import { runPipeline, type PipelineConfig } from '../pipeline/index.js';
+import type { PipelineConfig } from '../pipeline/index.js';
+import type { PipelinePool } from '../pipeline/pipeline-pool.js';
 import { toStoredResult } from '../pipeline/stored-result.js';
 import { pipelineFailure, type AttemptReporting } from '../runtime/attempt-reporting.js';
 import type { DomainLease } from '../runtime/domain-lease.js';
@@ -15,6 +16,8 @@ export interface FetchHandlerDeps {
   lease: DomainLease;
   fetchConfig: FetchConfig;
   pipeline: PipelineConfig;
+  /** Runs the pipeline off the event loop, within a time budget. */
+  pipelinePool: PipelinePool;
   workerId: string;
   log: Logger;
 }
@@ -74,7 +77,7 @@ export function createFetchHandler(deps: FetchHandlerDeps): PoolHandler<ScrapeTa
       const processStarted = Date.now();
       let result;
       try {
-        const output = await runPipeline(
+        const output = await deps.pipelinePool.run(
           {
             body: outcome.body,
             contentType: outcome.contentType,
@@ -88,6 +91,7 @@ export function createFetchHandler(deps: FetchHandlerDeps): PoolHandler<ScrapeTa
             endpoint: 'scrape',
           },
           deps.pipeline,
+          { deadlineMs: Number(task.deadlineUnixMs) },
         );
         // Building the stored result is part of processing: a value it cannot hold fails the attempt, not the worker.
         result = toStoredResult(

@@ -3,7 +3,7 @@ import { createDomainLease } from '../runtime/domain-lease.js';
 import { runWorker } from '../runtime/run-worker.js';
 import { createFetchHandler } from './handler.js';
 
-await runWorker('fetch-t1', ({ config, log, redis, workerId, attempts }) =>
+await runWorker('fetch-t1', ({ config, log, redis, workerId, attempts, pipeline }) =>
   createFetchHandler({
     attempts,
     readInput: (key) => redis.get(key),
@@ -20,6 +20,7 @@ await runWorker('fetch-t1', ({ config, log, redis, workerId, attempts }) =>
       dispatcher: createGuardedDispatcher(config.ssrf),
     },
     pipeline: { llm: config.llm },
+    pipelinePool: pipeline,
     workerId,
     log,
   }),

@@ -12,6 +12,7 @@ import { startHeartbeat } from './heartbeat.js';
 import { startPool, type PoolHandler } from './pool-runtime.js';
 import { createReporter } from './reporter.js';
 import { createResultStore } from './result-store.js';
+import { createPipelinePool, type PipelinePool } from '../pipeline/pipeline-pool.js';
 
 /** Long enough for the longest task: a 300 s fetch plus processing. Anything left after it is handed back. */
 const DRAIN_TIMEOUT_MS = 330_000;
@@ -22,6 +23,8 @@ export interface WorkerContext {
   redis: Redis;
   workerId: string;
   attempts: AttemptReporting;
+  /** The content pipeline, on worker threads with a time budget per document. */
+  pipeline: PipelinePool;
 }
 
 /**
@@ -44,10 +47,14 @@ export async function runWorker(pool: string, buildHandler: (ctx: WorkerContext)
     report: createReporter(js, names, identity),
     results: createResultStore(redis, { prefix: config.natsPrefix, ttlSeconds: config.resultTtlSeconds }),
   });
+  const pipeline = createPipelinePool({
+    ...(config.worker.pipelineThreads > 0 ? { threads: config.worker.pipelineThreads } : {}),
+    budgetMs: config.worker.pipelineBudgetMs,
+  });
   const running = await startPool(
     { nc, js, jsm, names, log },
     { pool, concurrency: config.worker.concurrency, ackWaitMs: config.worker.ackWaitMs, maxDeliver: config.worker.maxDeliver, drainTimeoutMs: DRAIN_TIMEOUT_MS },
-    buildHandler({ config, log, redis, workerId, attempts }),
+    buildHandler({ config, log, redis, workerId, attempts, pipeline }),
   );
   const heartbeat = startHeartbeat(nc, names, identity);
   log.info({ workerId, concurrency: config.worker.concurrency }, `${pool} worker started`);
@@ -59,6 +66,7 @@ export async function runWorker(pool: string, buildHandler: (ctx: WorkerContext)
     log.info({ signal, inFlight: running.inFlight() }, 'draining');
     heartbeat.stop();
     await running.drain();
+    await pipeline.close().catch(() => undefined);
     await nc.drain().catch(() => undefined);
     await redis.quit().catch(() => undefined);
     process.exit(0);
