@@ -20,16 +20,19 @@ const profileRoutes: SiteRoute[] = PROFILE_PAGES.map((name) => {
   };
 });
 
-const jsonRoute = (path: string, body: string): SiteRoute => ({
+const jsonRoute = (path: string, body: string, type = 'application/json'): SiteRoute => ({
   path,
   handle: ({ res }) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
+    res.writeHead(200, { 'content-type': type });
     res.end(body);
   },
 });
+const PRODUCT_JSON = JSON.stringify({ title: 'Harbour Turbine', price: '129.50', in_stock: 'yes', colour: 'green', images: ['/a.jpg'] });
 const apiRoutes: SiteRoute[] = [
   jsonRoute('/api/huge-number', '{"n": 1e400, "m": -1e999, "ok": 1.5}'),
   jsonRoute('/api/deep', `${'['.repeat(100_000)}1${']'.repeat(100_000)}`),
+  jsonRoute('/api/product', PRODUCT_JSON),
+  jsonRoute('/raw/product.json', PRODUCT_JSON, 'text/plain; charset=utf-8'),
 ];
 
 describe('POST /api/v1/scrape: structured outputs through the worker pipeline', function () {
@@ -159,6 +162,42 @@ describe('POST /api/v1/scrape: structured outputs through the worker pipeline', 
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
     expect(res.body.extraction_method).to.equal('raw_json_api');
     expect(JSON.stringify(res.body.content.json)).to.match(/^\[+null\]+$/);
+  });
+
+  it('matches an extraction_schema against a JSON API body into filtered_content', async () => {
+    const res = await scrape({
+      url: `${site.url}/api/product`,
+      formats: ['json'],
+      extraction_schema: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' }, availability: { type: 'boolean' } } },
+    });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+    expect(res.body.extraction_method).to.equal('raw_json_api');
+    expect(res.body.filtered_content).to.deep.equal({ name: 'Harbour Turbine', price: 129.5, availability: true });
+    expect(res.body.content.json).to.deep.include({ colour: 'green' });
+  });
+
+  it('gives a JSON API body to the LLM for an extraction_prompt', async () => {
+    stack.llm.requests.length = 0;
+    const res = await scrape({
+      url: `${site.url}/api/product`,
+      formats: ['json'],
+      extraction_prompt: 'Extract the colour.',
+      extraction_schema: { type: 'object', properties: { colour: { type: 'string' } } },
+    });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+    expect(res.body.extraction_method).to.equal('llm');
+    expect(res.body.filtered_content).to.have.all.keys('colour');
+    expect(res.body.model_used).to.equal(stack.llm.model);
+    expect(JSON.stringify(stack.llm.requests[0]!.body)).to.contain('Harbour Turbine');
+  });
+
+  it('reads JSON served as text/plain as a JSON API, with rag and json_v2 built from it', async () => {
+    const res = await scrape({ url: `${site.url}/raw/product.json`, formats: ['json', 'rag', 'json_v2'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+    expect(res.body.extraction_method).to.equal('raw_json_api');
+    expect(res.body.content.json.title).to.equal('Harbour Turbine');
+    expect(res.body.content.rag[0].content).to.contain('Harbour Turbine');
+    expect(JSON.stringify(res.body.content.json_v2)).to.contain('Harbour Turbine');
   });
 
   it('fails the scrape with a refund when the LLM provider is down', async () => {

@@ -3,6 +3,8 @@ import { convertHtml, convertMarkdown, convertText, type ContentResult } from '.
 import { limitNesting } from './nesting-guard.js';
 import { toSafeJson } from './safe-json.js';
 import { buildOutputs, type LlmConfig } from './outputs.js';
+import { TrawlError } from '../../common/errors.js';
+import { buildSectionTree, chunkMarkdown, extractWithLlm, matchJsonBody, validateExtractionSchema } from './structured/index.js';
 
 export interface PipelineConfig {
   llm: LlmConfig;
@@ -47,23 +49,82 @@ function isJsonType(contentType: string): boolean {
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** SPEC 2.3 rule 1: a JSON API body is parsed into content.json; html is the JSON shown, not for parsing. */
-function rawJsonApi(body: string, input: PipelineInput): PipelineOutput | null {
+async function rawJsonApi(body: string, input: PipelineInput, config: PipelineConfig): Promise<PipelineOutput | null> {
   let parsed: JsonValue;
   try {
     parsed = toSafeJson(JSON.parse(body) as JsonValue);
   } catch {
     return null;
   }
-  const pretty = JSON.stringify(parsed, null, 2);
-  const all: Record<string, JsonValue> = {
-    json: parsed,
-    html: `<pre><code class="language-json">${escapeHtml(pretty)}</code></pre>`,
-    markdown: `\`\`\`json\n${pretty}\n\`\`\``,
-    text: pretty,
+  // Only the requested renderings are built; the pretty text is shared by html, markdown, text, json_v2 and rag.
+  let pretty: string | undefined;
+  const text = () => (pretty ??= JSON.stringify(parsed, null, 2));
+  const html = () => `<pre><code class="language-json">${escapeHtml(text())}</code></pre>`;
+  const markdown = () => `\`\`\`json\n${text()}\n\`\`\``;
+  const render: Record<string, () => JsonValue> = {
+    json: () => parsed,
+    html,
+    markdown,
+    text,
+    json_v2: () => buildSectionTree(html(), input.url) as unknown as JsonValue,
+    rag: () =>
+      chunkMarkdown(markdown(), {
+        sourceUrl: input.url || null,
+        ...(input.rag?.chunkSize ? { chunkSize: input.rag.chunkSize } : {}),
+        ...(input.rag?.overlap !== undefined ? { overlap: input.rag.overlap } : {}),
+      }) as unknown as JsonValue,
   };
   const formats: Record<string, JsonValue> = {};
-  for (const f of input.formats) formats[f] = all[f] ?? null;
-  return { content: shapeContent(formats, input.formats), formats, title: '', metadata: {}, extractionMethod: 'raw_json_api' };
+  for (const f of input.formats) formats[f] = render[f]?.() ?? null;
+
+  // A schema is matched against the body itself; a prompt goes to the LLM with the body as its content.
+  let filteredContent: JsonObject | undefined;
+  let evidence: JsonObject | undefined;
+  let modelUsed: string | undefined;
+  let extractionMethod = 'raw_json_api';
+  if (input.extractionSchema) validateExtractionSchema(input.extractionSchema);
+  if (input.extractionPrompt) {
+    if (!config.llm.baseUrl) throw new TrawlError('SERVICE_UNAVAILABLE', 'LLM extraction is not configured on this service (TRAWL_LLM_BASE_URL)');
+    const result = await extractWithLlm(
+      {
+        content: text(),
+        prompt: input.extractionPrompt,
+        schema: input.extractionSchema ?? null,
+        sourceUrl: input.url || null,
+        endpoint: input.endpoint ?? 'scrape',
+      },
+      config.llm,
+    );
+    filteredContent = toSafeJson(asObject(result.data as JsonValue));
+    modelUsed = result.model_used;
+    extractionMethod = 'llm';
+  } else if (input.extractionSchema) {
+    const matched = matchJsonBody(input.extractionSchema, parsed, input.url);
+    filteredContent = matched.filtered_content as JsonObject;
+    if (input.evidence) evidence = matched.evidence as unknown as JsonObject;
+  }
+  if (filteredContent && input.jsonIsFiltered && input.formats.includes('json')) formats['json'] = filteredContent;
+  return {
+    content: shapeContent(formats, input.formats),
+    formats,
+    title: '',
+    metadata: {},
+    extractionMethod,
+    ...(filteredContent ? { filteredContent } : {}),
+    ...(evidence ? { evidence } : {}),
+    ...(modelUsed ? { modelUsed } : {}),
+  };
+}
+
+const asObject = (value: JsonValue): JsonObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : { value };
+
+/** Text types some APIs serve JSON under (raw files, older frameworks); their body is tried as JSON first. */
+const JSON_AS_TEXT = new Set(['text/plain', 'text/json', 'text/x-json', 'application/x-json', 'application/javascript', 'text/javascript']);
+
+function looksLikeJson(body: string): boolean {
+  const m = /^\s*([[{])/.exec(body.slice(0, 64));
+  return m !== null;
 }
 
 export function shapeContent(formats: Record<string, JsonValue>, requested: readonly string[]): JsonValue {
@@ -84,8 +145,9 @@ function convert(input: PipelineInput): { result: ContentResult; html: string | 
  * the worker pools only: it is CPU-bound.
  */
 export async function runPipeline(input: PipelineInput, config: PipelineConfig): Promise<PipelineOutput> {
-  if (isJsonType(input.contentType.toLowerCase())) {
-    const api = rawJsonApi(input.body, input);
+  const type = input.contentType.toLowerCase();
+  if (isJsonType(type) || (JSON_AS_TEXT.has(type) && looksLikeJson(input.body))) {
+    const api = await rawJsonApi(input.body, input, config);
     if (api) return api;
   }
   const { result, html } = convert(input);

@@ -14,27 +14,35 @@
  */
 export const MAX_NESTING_DEPTH = 512;
 
-const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'keygen', 'basefont', 'bgsound', 'frame']);
-const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext', 'noscript']);
-/** A start tag of the key closes an open element of these names on top of the stack (the usual implied end tags). */
+// The rules below are htmlparser2's own (the parser every converter here uses), so the guard's stack
+// matches the parser's: its void elements, its raw-text elements, and the start tags that close open ones.
+const VOID = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const RAW_TEXT = new Set(['script', 'style', 'textarea', 'title', 'xmp']);
+/** Inside these, `<x/>` closes itself; elsewhere it opens `x` like `<x>`. */
+const FOREIGN = new Set(['svg', 'math']);
+const P = ['p'];
+const FORM = ['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea'];
+/** A start tag of the key closes open elements of these names while they are on top of the stack. */
 const CLOSES_SIBLING: Record<string, readonly string[]> = {
+  tr: ['tr', 'th', 'td'],
+  th: ['th'],
+  td: ['thead', 'th', 'td'],
+  body: ['head', 'link', 'script'],
   li: ['li'],
-  dt: ['dt', 'dd'],
-  dd: ['dt', 'dd'],
-  p: ['p'],
+  select: FORM, input: FORM, output: FORM, button: FORM, datalist: FORM, textarea: FORM,
   option: ['option'],
   optgroup: ['optgroup', 'option'],
-  tr: ['tr', 'td', 'th'],
-  td: ['td', 'th'],
-  th: ['td', 'th'],
-  thead: ['tbody', 'tfoot', 'tr', 'td', 'th'],
-  tbody: ['thead', 'tbody', 'tfoot', 'tr', 'td', 'th'],
-  tfoot: ['thead', 'tbody', 'tr', 'td', 'th'],
+  dd: ['dd', 'dt'],
+  dt: ['dd', 'dt'],
   rt: ['rt', 'rp'],
   rp: ['rt', 'rp'],
+  tbody: ['thead', 'tbody'],
+  tfoot: ['thead', 'tbody'],
+  ...Object.fromEntries(
+    ['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset',
+      'figcaption', 'figure', 'footer', 'form', 'header', 'hr', 'main', 'nav', 'ol', 'pre', 'section', 'table', 'ul'].map((t) => [t, P]),
+  ),
 };
-/** How far down the stack an end tag looks for its element before it is treated as stray. */
-const END_TAG_SEARCH = 64;
 
 const GT = 62; // >
 const SLASH = 47;
@@ -49,6 +57,10 @@ function isNameChar(c: number): boolean {
   return !(c === 32 || c === 9 || c === 10 || c === 12 || c === 13 || c === SLASH || c === GT || Number.isNaN(c));
 }
 
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 12 || c === 13;
+}
+
 /** End of a tag that starts at `from` (just after the name): the index after its `>`, honouring quoted attribute values. */
 function tagEnd(html: string, from: number): number {
   let quote = 0;
@@ -57,10 +69,14 @@ function tagEnd(html: string, from: number): number {
     if (quote !== 0) {
       if (c === quote) quote = 0;
     } else if (c === 34 || c === 39) {
-      // A quote only opens a value right after `=` (possibly with spaces).
+      // A quote opens a value only after `=` that follows an attribute name (not the tag name, not another `=`).
       let j = i - 1;
-      while (j > from && (html.charCodeAt(j) === 32 || html.charCodeAt(j) === 9 || html.charCodeAt(j) === 10)) j--;
-      if (html.charCodeAt(j) === 61) quote = c;
+      while (j >= from && isBlank(html.charCodeAt(j))) j--;
+      if (j >= from && html.charCodeAt(j) === 61) {
+        let k = j - 1;
+        while (k >= from && isBlank(html.charCodeAt(k))) k--;
+        if (k >= from && html.charCodeAt(k) !== 61) quote = c;
+      }
     } else if (c === GT) return i + 1;
   }
   return html.length;
@@ -75,6 +91,19 @@ function rawTextEnd(name: string): RegExp {
 
 export function limitNesting(html: string, maxDepth = MAX_NESTING_DEPTH): string {
   const stack: string[] = [];
+  /** How many of each name are on the stack, so a stray end tag costs nothing to recognise. */
+  const onStack = new Map<string, number>();
+  let foreign = 0;
+  const push = (name: string) => {
+    stack.push(name);
+    onStack.set(name, (onStack.get(name) ?? 0) + 1);
+    if (FOREIGN.has(name)) foreign++;
+  };
+  const pop = () => {
+    const name = stack.pop()!;
+    onStack.set(name, onStack.get(name)! - 1);
+    if (FOREIGN.has(name)) foreign--;
+  };
   /** [start, end) ranges of tags to remove, in order. */
   const cut: number[] = [];
   /** Start tags removed for being too deep, by name, so their end tags go too. */
@@ -83,8 +112,14 @@ export function limitNesting(html: string, maxDepth = MAX_NESTING_DEPTH): string
   while (i !== -1 && i < html.length - 1) {
     const next = html.charCodeAt(i + 1);
     if (next === BANG || next === QUESTION) {
-      // Comment, doctype, CDATA or processing instruction.
-      const close = html.startsWith('<!--', i) ? html.indexOf('-->', i + 4) : html.indexOf('>', i + 2);
+      // Comment (`<!-->` and `<!--->` end at once, as in the parser), doctype, CDATA or processing instruction.
+      let close: number;
+      if (html.startsWith('<!-->', i)) close = i + 4;
+      else if (html.startsWith('<!--->', i)) close = i + 5;
+      else if (html.startsWith('<!--', i)) {
+        const end = html.indexOf('-->', i + 4);
+        close = end === -1 ? -1 : end + 2;
+      } else close = html.indexOf('>', i + 2);
       if (close === -1) break;
       i = html.indexOf('<', close + 1);
       continue;
@@ -101,15 +136,10 @@ export function limitNesting(html: string, maxDepth = MAX_NESTING_DEPTH): string
     const end = tagEnd(html, nameEnd);
 
     if (closing) {
-      let found = -1;
-      for (let k = stack.length - 1; k >= 0 && k >= stack.length - END_TAG_SEARCH; k--) {
-        if (stack[k] === name) {
-          found = k;
-          break;
-        }
-      }
-      if (found >= 0) stack.length = found;
-      else {
+      if ((onStack.get(name) ?? 0) > 0) {
+        while (stack[stack.length - 1] !== name) pop();
+        pop();
+      } else {
         const n = dropped.get(name) ?? 0;
         if (n > 0) {
           dropped.set(name, n - 1);
@@ -120,12 +150,13 @@ export function limitNesting(html: string, maxDepth = MAX_NESTING_DEPTH): string
       continue;
     }
 
-    const selfClosing = html.charCodeAt(end - 2) === SLASH;
+    const closes = CLOSES_SIBLING[name];
+    if (closes) while (stack.length > 0 && closes.includes(stack[stack.length - 1]!)) pop();
+    // `<x/>` opens `x` in HTML (only void elements have no content); it closes itself only inside SVG or MathML.
+    const selfClosing = foreign > 0 && html.charCodeAt(end - 2) === SLASH;
     if (!VOID.has(name) && !selfClosing) {
-      const closes = CLOSES_SIBLING[name];
-      if (closes) while (stack.length > 0 && closes.includes(stack[stack.length - 1]!)) stack.pop();
       if (RAW_TEXT.has(name)) {
-        // Its content is text; skip to the matching end tag.
+        // Its content is text up to the matching end tag (or the end of the page).
         const pattern = rawTextEnd(name);
         pattern.lastIndex = end;
         const close = pattern.exec(html);
@@ -136,7 +167,7 @@ export function limitNesting(html: string, maxDepth = MAX_NESTING_DEPTH): string
         dropped.set(name, (dropped.get(name) ?? 0) + 1);
         cut.push(i, end);
       } else {
-        stack.push(name);
+        push(name);
       }
     }
     i = html.indexOf('<', end);

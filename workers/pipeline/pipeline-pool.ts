@@ -9,6 +9,8 @@ export interface PipelinePoolOptions {
   threads?: number;
   /** Longest a single document may take to process before its thread is stopped. */
   budgetMs: number;
+  /** Heap one thread may use before it is ended. */
+  maxHeapMb?: number;
 }
 
 export interface PipelinePool {
@@ -34,6 +36,8 @@ export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
     // Threads inherit the process's flags (--import tsx loads the TypeScript sources).
     execArgv: process.execArgv,
     idleTimeout: 60_000,
+    // A document that blows up in memory ends its thread (ERR_WORKER_OUT_OF_MEMORY), not the worker process.
+    resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 2_048 },
   });
 
   return {
@@ -50,7 +54,8 @@ export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
             budget_ms: budget,
           });
         }
-        throw err;
+        // The thread died (out of memory, for one): the document cannot be processed here.
+        throw new TrawlError('EXTRACTION_FAILED', `Processing the document failed: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
         clearTimeout(timer);
       }

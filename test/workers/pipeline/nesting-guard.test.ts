@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
+import { parseDocument } from 'htmlparser2';
 import { ROOT } from '../../../deploy/local/processes.js';
 import { runPipeline } from '../../../workers/pipeline/index.js';
 import { limitMarkdownNesting, limitNesting, MAX_MARKDOWN_INDENT, MAX_MARKDOWN_QUOTE_DEPTH } from '../../../workers/pipeline/nesting-guard.js';
@@ -52,6 +53,33 @@ describe('pipeline/nesting guard', () => {
     );
     expect(out.formats['markdown']).to.contain('bottom text');
     expect(JSON.stringify(out.formats['json_v2'])).to.contain('bottom text');
+  });
+
+  it('agrees with the parser on tags that tricked a simpler scan, so nothing reaches it nested past the limit', () => {
+    const n = 20_000;
+    const cases: Array<[string, string]> = [
+      ['self-closing non-void elements open', '<div/>'.repeat(n)],
+      ['noscript is not raw text', `<noscript>${'<div>'.repeat(n)}`],
+      ['<!--> is a whole comment', `<!-->${'<div>'.repeat(n)}`],
+      ['a quote after a bare = opens nothing', `<div =">${'<div>'.repeat(n)}`],
+      ['thead does not close tfoot', `<table>${'<tfoot><thead>'.repeat(n / 2)}`],
+    ];
+    for (const [what, html] of cases) {
+      const doc = parseDocument(limitNesting(html));
+      let max = 0;
+      const stack: Array<[{ children?: unknown[] }, number]> = [[doc, 0]];
+      while (stack.length > 0) {
+        const [node, depth] = stack.pop()!;
+        max = Math.max(max, depth);
+        for (const child of node.children ?? []) stack.push([child as { children?: unknown[] }, depth + 1]);
+      }
+      expect(max, what).to.be.at.most(513);
+    }
+  });
+
+  it('lets self-closing tags inside SVG stay self-closing', () => {
+    const html = `<svg>${'<path d="M0 0"/>'.repeat(2_000)}</svg><p>after</p>`;
+    expect(limitNesting(html)).to.equal(html);
   });
 
   it('caps Markdown block-quote depth and indentation outside fenced code only', () => {

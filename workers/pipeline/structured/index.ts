@@ -40,7 +40,7 @@ export const PROFILE_FIELDS: Readonly<Record<ProfileName, readonly string[]>> = 
   Object.entries(PROFILES).map(([name, def]) => [name, def.fields]),
 ) as Record<ProfileName, readonly string[]>;
 
-export { matchSchema, profileForSchema, type SchemaMatchOptions, type SchemaMatchResult } from './schema/schema-matcher.js';
+export { matchJsonBody, matchSchema, profileForSchema, type SchemaMatchOptions, type SchemaMatchResult } from './schema/schema-matcher.js';
 export { MAX_EXTRACTION_SCHEMA_BYTES, validateExtractionSchema } from '../../../common/extraction-schema.js';
 
 export {

@@ -13,7 +13,8 @@ export type SourceKind =
   | 'twitter'
   | 'meta'
   | 'heuristic'
-  | 'main_content';
+  | 'main_content'
+  | 'json_body';
 
 /**
  * Provenance of one output value: `path` addresses data inside a source

@@ -4,6 +4,7 @@ import { buildPageIndex } from '../profiles/page-index.js';
 import { profileEntities } from '../profiles/profile-entities.js';
 import type { ProfileName, ProfileOptions, ProfileRequest, ProfileResult } from '../profiles/profile-model.js';
 import { PROFILES } from '../profiles/profile-registry.js';
+import { extractStructuredData } from '../structured-data.js';
 import { detectProfile } from '../profiles/profile-detection.js';
 import type { Entity, Evidence, JsonObject, JsonValue, StructuredData } from '../structured-data-model.js';
 import { entityScope, profileScope, rootScopes, type Scope } from './data-scopes.js';
@@ -254,4 +255,19 @@ export function profileForSchema(schema: JsonObject, data: StructuredData): Prof
     }
   }
   return best;
+}
+
+/**
+ * Fills a schema from a JSON API body (the raw-JSON-API case): names and
+ * aliases are looked up in the body itself, nested objects and arrays as the
+ * schema nests, with the same coercion as for pages. A top-level array is
+ * read as `items`. Evidence paths start at `body`.
+ */
+export function matchJsonBody(schema: JsonObject, body: JsonValue, url: string): SchemaMatchResult {
+  const value: JsonObject = isJsonObject(body) ? body : { items: body };
+  const data = extractStructuredData('', url);
+  const none: ProfileResult = { type: 'article', fields: {}, evidence: {} };
+  const scope: Scope = { value, evidence: (path, raw) => ({ source: 'json_body', path: `body${path}`, raw }) };
+  const r = new Matcher(schema, data, none, []).properties(normalizeSchema(schema, schema), [scope], '');
+  return { filtered_content: r.value, evidence: r.evidence };
 }
