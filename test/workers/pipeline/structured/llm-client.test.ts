@@ -120,6 +120,55 @@ describe('structured/llm client', () => {
     expect((err as Error).message).to.match(/ECONNREFUSED/);
   });
 
+  /** A provider that drops the connection without answering for the first `drops` requests, then proxies to the fixture. */
+  async function droppingProvider(drops: number): Promise<{ baseUrl: string; seen: () => number; close(): Promise<void> }> {
+    let seen = 0;
+    const proxy = createServer((socket) => {
+      seen += 1;
+      if (seen <= drops) {
+        socket.once('data', () => socket.destroy());
+        return;
+      }
+      const upstream = new URL(server.baseUrl);
+      import('node:net').then(({ connect }) => {
+        const target = connect(Number(upstream.port), upstream.hostname);
+        socket.pipe(target).pipe(socket);
+        target.on('error', () => socket.destroy());
+        socket.on('error', () => target.destroy());
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as AddressInfo;
+    return {
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      seen: () => seen,
+      close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+    };
+  }
+
+  it('tries once more when the connection closes before any answer', async () => {
+    const provider = await droppingProvider(1);
+    try {
+      const result = await extractWithLlm({ content: CONTENT, prompt: 'Extract the product.', schema: SCHEMA }, { ...config, baseUrl: provider.baseUrl });
+      expect(result.extraction_method).to.equal('llm');
+      expect(provider.seen()).to.equal(2);
+      expect(server.requests).to.have.length(1);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('reports the provider unreachable when the connection closes twice', async () => {
+    const provider = await droppingProvider(2);
+    try {
+      const err = await rejection(extractWithLlm({ content: CONTENT, prompt: 'x' }, { ...config, baseUrl: provider.baseUrl }));
+      expect(err).to.be.instanceOf(LlmUnreachableError);
+      expect(provider.seen()).to.equal(2);
+    } finally {
+      await provider.close();
+    }
+  });
+
   it('reports a non-2xx answer with its status', async () => {
     server.setBehaviour({ kind: 'status', status: 500 });
     const err = await rejection(extractWithLlm({ content: CONTENT, prompt: 'x' }, config));

@@ -141,6 +141,12 @@ function usageOf(value: JsonValue | undefined): LlmUsage | null {
  * otherwise. Throws LlmUnreachableError, LlmTimeoutError, LlmStatusError or
  * LlmInvalidJsonError; a prompt over the endpoint's limit is a VALIDATION_ERROR.
  */
+/** A connection closed or reset before the provider answered anything. */
+function isClosedBeforeAnswer(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
+}
+
 export async function extractWithLlm(req: LlmExtractionRequest, config: LlmConfig, deps: LlmDeps = {}): Promise<LlmExtractionResult> {
   if (req.prompt !== undefined && req.prompt !== null) validateExtractionPrompt(req.prompt, req.endpoint ?? 'scrape');
   else if (!req.schema) {
@@ -149,22 +155,29 @@ export async function extractWithLlm(req: LlmExtractionRequest, config: LlmConfi
   const timeoutMs = config.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS;
   const signal = AbortSignal.timeout(timeoutMs);
   const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  let status: number;
-  let body: string;
-  try {
-    const response = await request(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${config.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(buildChatRequest(req, config)),
-      signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
-    });
-    status = response.statusCode;
-    body = await response.body.text();
-  } catch (err) {
-    throw transportFailure(err, signal, config, timeoutMs);
+  let status = 0;
+  let body = '';
+  const payload = JSON.stringify(buildChatRequest(req, config));
+  // One more try when a pooled connection turns out to be closed before any answer (the provider dropped an idle
+  // keep-alive connection as the request went out); any other failure, or a second one, is reported.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${config.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+        body: payload,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
+      });
+      status = response.statusCode;
+      body = await response.body.text();
+      break;
+    } catch (err) {
+      if (attempt === 1 && !signal.aborted && isClosedBeforeAnswer(err)) continue;
+      throw transportFailure(err, signal, config, timeoutMs);
+    }
   }
   if (status < 200 || status >= 300) throw new LlmStatusError(status, providerMessage(body));
   let envelope: JsonValue;
