@@ -8,6 +8,13 @@ import { imageSource, isTrackingPixel } from './image-source.js';
 import { isDataTable, renderTable, type TableRows } from './table-layout.js';
 
 /**
+ * List and quote levels whose indentation and markers are written on every line. Deeper levels (a page of
+ * hundreds of nested lists) write only their own marker, at the deepest indentation; without the cap the
+ * output would grow with depth times lines.
+ */
+const MAX_PREFIX_DEPTH = 32;
+
+/**
  * Writes the selected part of a page as GitHub-Flavoured Markdown or, with
  * `plain`, as readable text with the same block layout and no markup.
  *
@@ -388,19 +395,22 @@ class BlockEmitter implements TapeVisitor {
 
   private linePrefix(): string {
     let prefix = '';
-    for (const p of this.prefixes) {
-      if (p.started) prefix += p.rest;
-      else {
-        prefix += p.first;
-        p.started = true;
-      }
+    for (let i = 0; i < this.prefixes.length; i++) {
+      const p = this.prefixes[i]!;
+      if (i >= MAX_PREFIX_DEPTH) {
+        // Past the cap a level adds only its marker, once, so output stays linear in the input.
+        if (!p.started) prefix += p.first.trim() + ' ';
+      } else if (p.started) prefix += p.rest;
+      else prefix += p.first;
+      p.started = true;
     }
     return prefix;
   }
 
   private blankPrefix(): string {
     let prefix = '';
-    for (const p of this.prefixes) if (p.started) prefix += p.rest;
+    const depth = Math.min(this.prefixes.length, MAX_PREFIX_DEPTH);
+    for (let i = 0; i < depth; i++) if (this.prefixes[i]!.started) prefix += this.prefixes[i]!.rest;
     return prefix.trimEnd();
   }
 

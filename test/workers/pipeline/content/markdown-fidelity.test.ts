@@ -25,6 +25,15 @@ describe('htmlToMarkdown: GitHub-Flavoured Markdown fidelity', () => {
     expect(md('<p>a <b> </b>b<i></i></p>')).to.equal('a b');
   });
 
+  it('indents at most 32 list levels, writing only the marker for deeper ones so output stays linear', () => {
+    const levels = 200;
+    const out = md(`${'<ul><li>item'.repeat(levels)}${'</li></ul>'.repeat(levels)}`);
+    const lines = out.split('\n');
+    expect(lines.filter((l) => l.trim() === '- item')).to.have.length(levels);
+    expect(Math.max(...lines.map((l) => l.length))).to.be.at.most(32 * 2 + 8);
+    expect(lines[1]).to.equal('  - item');
+  });
+
   it('nests unordered lists with indentation matching the marker', () => {
     const html = '<ul><li>One<ul><li>Two<ul><li>Three</li></ul></li></ul></li><li>Four</li></ul>';
     expect(md(html)).to.equal('- One\n  - Two\n    - Three\n- Four');
