@@ -14,6 +14,9 @@ import { isDataTable, renderTable, type TableRows } from './table-layout.js';
  */
 const MAX_PREFIX_DEPTH = 32;
 
+/** Inline text longer than this with no frame open is settled into `head`. */
+const SETTLE_AT = 1_024;
+
 /**
  * Writes the selected part of a page as GitHub-Flavoured Markdown or, with
  * `plain`, as readable text with the same block layout and no markup.
@@ -80,6 +83,13 @@ class BlockEmitter implements TapeVisitor {
   private readonly prefixes: Prefix[] = [];
   private sep = 0;
   private buf = '';
+  /**
+   * Inline text of the current block that no open frame can wrap any more. A frame's close rebuilds the buffer
+   * from its start; moving finished text here keeps that cost to the open part, so a block of thousands of
+   * links converts in linear time. Invariant: when non-empty it ends with a character that is neither a space
+   * nor a newline, so trimming and line-start checks never need to look past `buf`.
+   */
+  private head = '';
   private readonly frames: InlineFrame[] = [];
   private heading = 0;
   private preDepth = 0;
@@ -276,8 +286,7 @@ class BlockEmitter implements TapeVisitor {
       this.preText += raw;
       return;
     }
-    const buf = this.buf;
-    const last = buf.length === 0 ? 10 : buf.charCodeAt(buf.length - 1);
+    const last = this.lastChar();
     if (BLANK.test(raw)) {
       // Indentation between tags: at most one space, and none at a line start.
       if (last !== 32 && last !== 10 && raw.length > 0) this.buf += ' ';
@@ -306,7 +315,22 @@ class BlockEmitter implements TapeVisitor {
       if (c === 10) return true;
       if (c !== 32) return false;
     }
-    return true;
+    return this.head.length === 0;
+  }
+
+  /** The last character of the block's inline text, or a newline when there is none. */
+  private lastChar(): number {
+    if (this.buf.length > 0) return this.buf.charCodeAt(this.buf.length - 1);
+    return this.head.length > 0 ? this.head.charCodeAt(this.head.length - 1) : 10;
+  }
+
+  /** Moves finished inline text out of the buffer frames rebuild (see `head`). */
+  private settleInline(): void {
+    if (this.frames.length > 0 || this.cellDepth > 0 || this.buf.length < SETTLE_AT) return;
+    const last = this.buf.charCodeAt(this.buf.length - 1);
+    if (last === 32 || last === 10) return;
+    this.head += this.buf;
+    this.buf = '';
   }
 
   // Blocks and lines.
@@ -337,7 +361,11 @@ class BlockEmitter implements TapeVisitor {
     let end = this.buf.length;
     while (end > 0 && this.buf.charCodeAt(end - 1) === 32) end--;
     const trimmed = this.buf.slice(0, end);
-    if (trimmed.length === 0) return;
+    if (trimmed.length === 0) {
+      // The settled text ends in a visible character: the break goes right after it.
+      if (this.head.length > 0) this.buf = '\n';
+      return;
+    }
     if (trimmed.endsWith('\n')) {
       // Two line breaks in a row read as a paragraph break.
       this.buf = trimmed.slice(0, -1);
@@ -348,6 +376,10 @@ class BlockEmitter implements TapeVisitor {
   }
 
   private flushInline(): void {
+    if (this.head.length > 0) {
+      this.buf = this.head + this.buf;
+      this.head = '';
+    }
     if (this.buf.length === 0 || !NOT_BLANK.test(this.buf)) {
       this.buf = '';
       for (const frame of this.frames) frame.start = 0;
@@ -502,6 +534,7 @@ class BlockEmitter implements TapeVisitor {
         this.wrapFrame(frame);
         this.frames.length = i;
         if (type === Frame.Link) this.linkDepth--;
+        this.settleInline();
         return;
       }
     }
@@ -511,7 +544,8 @@ class BlockEmitter implements TapeVisitor {
     const content = this.buf.slice(frame.start);
     const before = this.buf.slice(0, frame.start);
     const core = frame.type === Frame.Code ? content.replace(SPACE_RUN, ' ').trim() : content.trim();
-    const spaceBefore = before.length === 0 || isSpace(before.charCodeAt(before.length - 1));
+    // Before the frame: its own buffer, else the settled text (which never ends in a space), else a line start.
+    const spaceBefore = before.length > 0 ? isSpace(before.charCodeAt(before.length - 1)) : this.head.length === 0;
     if (core.length === 0) {
       this.buf = before + (content.length > 0 && !spaceBefore ? ' ' : '');
       return;
@@ -556,8 +590,8 @@ class BlockEmitter implements TapeVisitor {
     if (!src) return;
     const alt = (attrs.alt ?? '').replace(/\s+/g, ' ').trim().replace(/[\\[\]]/g, '\\$&');
     const title = attrs.title ? ` "${linkTitle(attrs.title)}"` : '';
-    const last = this.buf.charCodeAt(this.buf.length - 1);
-    if (this.buf.length > 0 && last !== 32 && last !== 10 && this.frames.length === 0) this.buf += ' ';
+    const last = this.lastChar();
+    if (last !== 32 && last !== 10 && this.frames.length === 0) this.buf += ' ';
     this.buf += `![${alt}](${linkDestination(src)}${title})`;
   }
 
@@ -588,6 +622,7 @@ class BlockEmitter implements TapeVisitor {
     }
     this.finishRow(table);
     this.buf = '';
+    this.head = '';
     this.frames.push(...table.outerFrames);
     if (table.caption) {
       this.sep = Math.max(this.sep, 2);
@@ -655,6 +690,7 @@ class BlockEmitter implements TapeVisitor {
 
   private startCell(): void {
     this.buf = '';
+    this.head = '';
     this.cellDepth++;
   }
 

@@ -25,6 +25,13 @@ describe('htmlToMarkdown: GitHub-Flavoured Markdown fidelity', () => {
     expect(md('<p>a <b> </b>b<i></i></p>')).to.equal('a b');
   });
 
+  it('keeps a paragraph of thousands of links exact, spaces around each link included', () => {
+    const count = 3_000;
+    // The last link opens right after another closes: its leading space still separates them.
+    const out = md(`<p>${'word <a href="/x">link</a> '.repeat(count)}<a href="/x">link</a><a href="/y"> spaced</a>end</p>`);
+    expect(out).to.equal(`${'word [link](https://example.com/x) '.repeat(count)}[link](https://example.com/x) [spaced](https://example.com/y)end`);
+  });
+
   it('indents at most 32 list levels, writing only the marker for deeper ones so output stays linear', () => {
     const levels = 200;
     const out = md(`${'<ul><li>item'.repeat(levels)}${'</li></ul>'.repeat(levels)}`);
