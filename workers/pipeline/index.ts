@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { convertHtml, convertMarkdown, convertText, type ContentResult } from './content/index.js';
 import { limitNesting } from './nesting-guard.js';
 import { toSafeJson } from './safe-json.js';
-import { buildOutputs, type LlmConfig } from './outputs.js';
+import { asObject, buildOutputs, type LlmConfig } from './outputs.js';
 import { TrawlError } from '../../common/errors.js';
 import { buildSectionTree, chunkMarkdown, extractWithLlm, matchJsonBody, validateExtractionSchema } from './structured/index.js';
 
@@ -115,9 +115,6 @@ async function rawJsonApi(body: string, input: PipelineInput, config: PipelineCo
     ...(modelUsed ? { modelUsed } : {}),
   };
 }
-
-const asObject = (value: JsonValue): JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : { value };
 
 /** Text types some APIs serve JSON under (raw files, older frameworks); their body is tried as JSON first. */
 const JSON_AS_TEXT = new Set(['text/plain', 'text/json', 'text/x-json', 'application/x-json', 'application/javascript', 'text/javascript']);

@@ -31,7 +31,8 @@ export interface Outputs {
   modelUsed?: string;
 }
 
-const asObject = (value: JsonValue): JsonObject =>
+/** An LLM answer as an object: a bare value or list is wrapped as `{ value }`. */
+export const asObject = (value: JsonValue): JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : { value };
 
 /**
