@@ -107,6 +107,11 @@ export async function admitJob(pool: pg.Pool, auth: AuthenticatedKey, spec: JobS
   };
 }
 
+/** What tier planning reads from a scrape request. */
+export function tierPlanInput(request: ScrapeRequest) {
+  return { mode: request.mode, renderJs: request.advanced?.['render_js'] === true, costControls: request.costControls ?? {} };
+}
+
 /** Prices a scrape from its tier plan (the most expensive planned tier is reserved) and admits it. */
 export async function admitScrape(
   deps: { pool: pg.Pool; availableTiers: readonly string[] },
@@ -115,12 +120,7 @@ export async function admitScrape(
   requestId: string,
   options: { id?: string; inputKey?: string } = {},
 ): Promise<AdmittedJob> {
-  const plan = planTiers({
-    mode: request.mode,
-    renderJs: request.advanced?.['render_js'] === true,
-    costControls: request.costControls ?? {},
-    availableTiers: deps.availableTiers,
-  });
+  const plan = planTiers({ ...tierPlanInput(request), availableTiers: deps.availableTiers });
   const first = plan.tiers[0]!;
   return admitJob(
     deps.pool,

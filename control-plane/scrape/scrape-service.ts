@@ -13,7 +13,7 @@ import { TIER_ORDER, TIER_PRICES } from '../billing/prices.js';
 import { planTiers } from '../scheduler/tier-plan.js';
 import { publishAttempt } from '../scheduler/dispatcher.js';
 import { watchJob, type JobSignal } from '../scheduler/job-waiters.js';
-import { admitScrape } from './admission.js';
+import { admitScrape, tierPlanInput } from './admission.js';
 import { loadJobView } from './job-view.js';
 import { validateExtractionSchema } from '../../common/extraction-schema.js';
 import { randomUUID } from 'node:crypto';
@@ -96,11 +96,7 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
     async estimate(req, ctx) {
       await authenticateCall(deps.authenticator, ctx);
       if (!req.request || !req.request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
-      const input = {
-        mode: req.request.mode,
-        renderJs: req.request.advanced?.['render_js'] === true,
-        costControls: req.request.costControls ?? {},
-      };
+      const input = tierPlanInput(req.request);
       let plan;
       let runnable = true;
       try {

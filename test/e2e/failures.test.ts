@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { expect } from 'chai';
 import { startSiteServer } from '../fixtures/site-server.js';
-import { apiClient, balanceOf } from '../support/api.js';
+import { apiClient, balanceOf, pollJob } from '../support/api.js';
 import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
 
 async function closedPort(): Promise<number> {
@@ -66,12 +66,7 @@ describe('target failures are classified, answered and refunded', function () {
     const api = apiClient(stack.baseUrl, account.key);
     const res = await api.post('/api/v1/scrape', { url: `${site.url}/status/404`, sync: false });
     expect(res.status).to.equal(202);
-    let job;
-    for (let i = 0; i < 100; i++) {
-      job = (await api.get(res.body.poll_url)).body;
-      if (!['pending', 'running'].includes(job.status)) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const job = await pollJob(api, res.body.poll_url, 20_000);
     expect(job.status).to.equal('failed');
     expect(job.error.code).to.equal('TARGET_NOT_FOUND');
     expect(job.error.details.target_status_code).to.equal(404);

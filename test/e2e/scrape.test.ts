@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startSiteServer } from '../fixtures/site-server.js';
-import { apiClient, balanceOf } from '../support/api.js';
+import { apiClient, balanceOf, pollJob } from '../support/api.js';
 import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
 
 describe('POST /api/v1/scrape (tier 1, end to end)', function () {
@@ -122,12 +122,7 @@ describe('POST /api/v1/scrape (tier 1, end to end)', function () {
       expect(res.body.job_id).to.match(/^[0-9a-f-]{36}$/);
       expect(res.body.poll_url).to.equal(`/api/v1/jobs/${res.body.job_id}`);
 
-      let job;
-      for (let i = 0; i < 100; i++) {
-        job = (await api.get(res.body.poll_url)).body;
-        if (!['pending', 'running'].includes(job.status)) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      const job = await pollJob(api, res.body.poll_url, 20_000);
       expect(job.status).to.equal('succeeded');
       expect(job.job_id).to.equal(res.body.job_id);
       expect(job.result.content).to.be.a('string').and.match(/^#\s/m);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startSiteServer } from '../fixtures/site-server.js';
-import { apiClient, balanceOf } from '../support/api.js';
+import { apiClient, balanceOf, pollJob } from '../support/api.js';
 import { createTestAccount, getStack, waitForWorkers, type TestStack } from '../support/stack.js';
 
 describe('a worker killed in the middle of a job', function () {
@@ -31,12 +31,7 @@ describe('a worker killed in the middle of a job', function () {
     await stack.start('fetch-t1');
     await waitForWorkers(stack.baseUrl, 30_000);
 
-    let job;
-    for (let i = 0; i < 200; i++) {
-      job = (await api.get(res.body.poll_url)).body;
-      if (!['pending', 'running'].includes(job.status)) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const job = await pollJob(api, res.body.poll_url, 50_000);
     expect(job.status).to.equal('succeeded');
     expect(site.hits('/slow')).to.be.at.least(hitsBefore + 2);
 
@@ -86,12 +81,7 @@ describe('a worker stopped with SIGTERM in the middle of a job', function () {
     expect(exitCode).to.equal(0);
 
     // No worker is running now: the job can only have been finished by the draining one.
-    let job;
-    for (let i = 0; i < 40; i++) {
-      job = (await api.get(res.body.poll_url)).body;
-      if (!['pending', 'running'].includes(job.status)) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const job = await pollJob(api, res.body.poll_url, 10_000);
     expect(job.status).to.equal('succeeded');
     expect(site.hits('/slow')).to.equal(hitsBefore + 1);
     const attempts = await stack.pool.query<{ deliveries: number }>('SELECT deliveries FROM job_attempts WHERE job_id = $1', [res.body.job_id]);

@@ -32,6 +32,18 @@ export function apiClient(baseUrl: string, key?: string) {
   };
 }
 
+/** Polls a job until it leaves pending/running (or `timeoutMs` passes) and returns its last record. */
+export async function pollJob(api: ReturnType<typeof apiClient>, pollUrl: string, timeoutMs: number): Promise<any> {
+  const until = Date.now() + timeoutMs;
+  let job;
+  do {
+    job = (await api.get(pollUrl)).body;
+    if (!['pending', 'running'].includes(job.status)) break;
+    await new Promise((r) => setTimeout(r, 200));
+  } while (Date.now() < until);
+  return job;
+}
+
 export async function balanceOf(pool: import('pg').Pool, accountId: string): Promise<number> {
   const row = await pool.query<{ balance_microcents: string }>('SELECT balance_microcents FROM accounts WHERE id = $1', [accountId]);
   return Number(row.rows[0]!.balance_microcents);

@@ -2,9 +2,8 @@ import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { convertHtml, convertMarkdown, convertText, type ContentResult } from './content/index.js';
 import { limitNesting } from './nesting-guard.js';
 import { toSafeJson } from './safe-json.js';
-import { asObject, buildOutputs, type LlmConfig } from './outputs.js';
-import { TrawlError } from '../../common/errors.js';
-import { buildSectionTree, chunkMarkdown, extractWithLlm, matchJsonBody, validateExtractionSchema } from './structured/index.js';
+import { buildOutputs, llmExtraction, ragChunks, type LlmConfig } from './outputs.js';
+import { buildSectionTree, matchJsonBody, validateExtractionSchema } from './structured/index.js';
 
 export interface PipelineConfig {
   llm: LlmConfig;
@@ -67,12 +66,7 @@ async function rawJsonApi(body: string, input: PipelineInput, config: PipelineCo
     markdown,
     text,
     json_v2: () => buildSectionTree(html(), input.url) as unknown as JsonValue,
-    rag: () =>
-      chunkMarkdown(markdown(), {
-        sourceUrl: input.url || null,
-        ...(input.rag?.chunkSize ? { chunkSize: input.rag.chunkSize } : {}),
-        ...(input.rag?.overlap !== undefined ? { overlap: input.rag.overlap } : {}),
-      }) as unknown as JsonValue,
+    rag: () => ragChunks(markdown(), input),
   };
   const formats: Record<string, JsonValue> = {};
   for (const f of input.formats) formats[f] = render[f]?.() ?? null;
@@ -84,19 +78,9 @@ async function rawJsonApi(body: string, input: PipelineInput, config: PipelineCo
   let extractionMethod = 'raw_json_api';
   if (input.extractionSchema) validateExtractionSchema(input.extractionSchema);
   if (input.extractionPrompt) {
-    if (!config.llm.baseUrl) throw new TrawlError('SERVICE_UNAVAILABLE', 'LLM extraction is not configured on this service (TRAWL_LLM_BASE_URL)');
-    const result = await extractWithLlm(
-      {
-        content: text(),
-        prompt: input.extractionPrompt,
-        schema: input.extractionSchema ?? null,
-        sourceUrl: input.url || null,
-        endpoint: input.endpoint ?? 'scrape',
-      },
-      config.llm,
-    );
-    filteredContent = toSafeJson(asObject(result.data as JsonValue));
-    modelUsed = result.model_used;
+    const result = await llmExtraction(text(), input.extractionPrompt, input, config.llm);
+    filteredContent = result.data;
+    modelUsed = result.model;
     extractionMethod = 'llm';
   } else if (input.extractionSchema) {
     const matched = matchJsonBody(input.extractionSchema, parsed, input.url);

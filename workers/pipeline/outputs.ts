@@ -31,8 +31,32 @@ export interface Outputs {
   modelUsed?: string;
 }
 
+/** The rag format of some Markdown, with the request's chunk size and overlap. */
+export function ragChunks(markdown: string, input: PipelineInput): JsonValue {
+  return chunkMarkdown(markdown, {
+    sourceUrl: input.url || null,
+    ...(input.rag?.chunkSize ? { chunkSize: input.rag.chunkSize } : {}),
+    ...(input.rag?.overlap !== undefined ? { overlap: input.rag.overlap } : {}),
+  }) as unknown as JsonValue;
+}
+
+/** `extraction_prompt` over some content through the configured LLM; the answer as an object. */
+export async function llmExtraction(
+  content: string,
+  prompt: string,
+  input: PipelineInput,
+  llm: LlmConfig,
+): Promise<{ data: JsonObject; model: string }> {
+  if (!llm.baseUrl) throw new TrawlError('SERVICE_UNAVAILABLE', 'LLM extraction is not configured on this service (TRAWL_LLM_BASE_URL)');
+  const result = await extractWithLlm(
+    { content, prompt, schema: input.extractionSchema ?? null, sourceUrl: input.url || null, endpoint: input.endpoint ?? 'scrape' },
+    llm,
+  );
+  return { data: asObject(result.data as JsonValue), model: result.model_used };
+}
+
 /** An LLM answer as an object: a bare value or list is wrapped as `{ value }`. */
-export const asObject = (value: JsonValue): JsonObject =>
+const asObject = (value: JsonValue): JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : { value };
 
 /**
@@ -82,11 +106,7 @@ export async function buildOutputs(
         formats[format] = buildSectionTree(content.html, input.url) as unknown as JsonValue;
         break;
       case 'rag':
-        formats[format] = chunkMarkdown(content.markdown, {
-          sourceUrl: input.url || null,
-          ...(input.rag?.chunkSize ? { chunkSize: input.rag.chunkSize } : {}),
-          ...(input.rag?.overlap !== undefined ? { overlap: input.rag.overlap } : {}),
-        }) as unknown as JsonValue;
+        formats[format] = ragChunks(content.markdown, input);
         break;
       default:
         throw new TrawlError('VALIDATION_ERROR', `unknown format "${format}"`);
@@ -99,20 +119,10 @@ export async function buildOutputs(
   let modelUsed: string | undefined;
 
   if (input.extractionPrompt) {
-    if (!llm.baseUrl) throw new TrawlError('SERVICE_UNAVAILABLE', 'LLM extraction is not configured on this service (TRAWL_LLM_BASE_URL)');
-    const result = await extractWithLlm(
-      {
-        content: content.markdown,
-        prompt: input.extractionPrompt,
-        schema: schema ?? null,
-        sourceUrl: input.url || null,
-        endpoint: input.endpoint ?? 'scrape',
-      },
-      llm,
-    );
-    filteredContent = asObject(result.data as JsonValue);
+    const result = await llmExtraction(content.markdown, input.extractionPrompt, input, llm);
+    filteredContent = result.data;
     extractionMethod = 'llm';
-    modelUsed = result.model_used;
+    modelUsed = result.model;
   } else if (schema) {
     const matched = matchSchema(schema, structured(), { profile, ...(profileResult ? { profileResult } : profileOptions) });
     filteredContent = matched.filtered_content as JsonObject;
