@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/request_log.proto.
  */
 export const file_trawl_v1_request_log: GenFile = /*@__PURE__*/
-  fileDesc("Chp0cmF3bC92MS9yZXF1ZXN0X2xvZy5wcm90bxIIdHJhd2wudjEi7wIKClJlcXVlc3RMb2cSEgoKcmVxdWVzdF9pZBgBIAEoCRISCgp0c191bml4X21zGAIgASgDEhIKCmFjY291bnRfaWQYAyABKAkSEgoKYXBpX2tleV9pZBgEIAEoCRIOCgZtZXRob2QYBSABKAkSDQoFcm91dGUYBiABKAkSDAoEcGF0aBgHIAEoCRIOCgZzdGF0dXMYCCABKAUSEwoLZHVyYXRpb25fbXMYCSABKAMSEgoKZXJyb3JfY29kZRgKIAEoCRIOCgZqb2JfaWQYCyABKAkSFQoNdGFyZ2V0X2RvbWFpbhgMIAEoCRIMCgR0aWVyGA0gASgJEhoKEmNyZWRpdHNfbWljcm9jZW50cxgOIAEoAxIQCghieXRlc19pbhgPIAEoAxIRCglieXRlc19vdXQYECABKAMSEgoKdXNlcl9hZ2VudBgRIAEoCRIRCgljbGllbnRfaXAYEiABKAkSDgoGc291cmNlGBMgASgJYgZwcm90bzM");
+  fileDesc("Chp0cmF3bC92MS9yZXF1ZXN0X2xvZy5wcm90bxIIdHJhd2wudjEi7wIKClJlcXVlc3RMb2cSEgoKcmVxdWVzdF9pZBgBIAEoCRISCgp0c191bml4X21zGAIgASgDEhIKCmFjY291bnRfaWQYAyABKAkSEgoKYXBpX2tleV9pZBgEIAEoCRIOCgZtZXRob2QYBSABKAkSDQoFcm91dGUYBiABKAkSDAoEcGF0aBgHIAEoCRIOCgZzdGF0dXMYCCABKAUSEwoLZHVyYXRpb25fbXMYCSABKAMSEgoKZXJyb3JfY29kZRgKIAEoCRIOCgZqb2JfaWQYCyABKAkSFQoNdGFyZ2V0X2RvbWFpbhgMIAEoCRIMCgR0aWVyGA0gASgJEhoKEmNyZWRpdHNfbWljcm9jZW50cxgOIAEoAxIQCghieXRlc19pbhgPIAEoAxIRCglieXRlc19vdXQYECABKAMSEgoKdXNlcl9hZ2VudBgRIAEoCRIRCgljbGllbnRfaXAYEiABKAkSDgoGc291cmNlGBMgASgJIjgKD1JlcXVlc3RMb2dCYXRjaBIlCgdyZWNvcmRzGAEgAygLMhQudHJhd2wudjEuUmVxdWVzdExvZ2IGcHJvdG8z");
 
 /**
  * RequestLog is one public API request, published by the gateway on the
@@ -121,4 +121,24 @@ export type RequestLog = Message<"trawl.v1.RequestLog"> & {
  */
 export const RequestLogSchema: GenMessage<RequestLog> = /*@__PURE__*/
   messageDesc(file_trawl_v1_request_log, 0);
+
+/**
+ * RequestLogBatch carries the records the gateway gathered over a short
+ * window in one LOGS message.
+ *
+ * @generated from message trawl.v1.RequestLogBatch
+ */
+export type RequestLogBatch = Message<"trawl.v1.RequestLogBatch"> & {
+  /**
+   * @generated from field: repeated trawl.v1.RequestLog records = 1;
+   */
+  records: RequestLog[];
+};
+
+/**
+ * Describes the message trawl.v1.RequestLogBatch.
+ * Use `create(RequestLogBatchSchema)` to create a new message.
+ */
+export const RequestLogBatchSchema: GenMessage<RequestLogBatch> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_request_log, 1);
 

@@ -11,15 +11,53 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/work.proto.
  */
 export const file_trawl_v1_work: GenFile = /*@__PURE__*/
-  fileDesc("ChN0cmF3bC92MS93b3JrLnByb3RvEgh0cmF3bC52MSKGBQoKU2NyYXBlVGFzaxIOCgZqb2JfaWQYASABKAkSEgoKYXR0ZW1wdF9pZBgCIAEoCRIWCg5hdHRlbXB0X251bWJlchgDIAEoBRIMCgR0aWVyGAQgASgJEgwKBHBvb2wYBSABKAkSCwoDdXJsGAYgASgJEg4KBm1ldGhvZBgHIAEoCRIRCgRib2R5GAggASgJSACIAQESFAoMY29udGVudF90eXBlGAkgASgJEhIKCnRpbWVvdXRfbXMYCiABKAUSDwoHZm9ybWF0cxgLIAMoCRIYChBpbmNsdWRlX3Jhd19odG1sGAwgASgIEjIKEWV4dHJhY3Rpb25fc2NoZW1hGA0gASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfChJleHRyYWN0aW9uX3Byb2ZpbGUYDiABKAlIAYgBARIeChFleHRyYWN0aW9uX3Byb21wdBgPIAEoCUgCiAEBEhgKEGRlYWRsaW5lX3VuaXhfbXMYECABKAMSEgoKYWNjb3VudF9pZBgRIAEoCRIZChFvbmx5X21haW5fY29udGVudBgSIAEoCBIMCgRraW5kGBMgASgJEhEKCWlucHV0X2tleRgUIAEoCRIaChJpbnB1dF9jb250ZW50X3R5cGUYFSABKAkSEAoIZXZpZGVuY2UYFiABKAgSGwoOcmFnX2NodW5rX3NpemUYFyABKAVIA4gBARIYCgtyYWdfb3ZlcmxhcBgYIAEoBUgEiAEBQgcKBV9ib2R5QhUKE19leHRyYWN0aW9uX3Byb2ZpbGVCFAoSX2V4dHJhY3Rpb25fcHJvbXB0QhEKD19yYWdfY2h1bmtfc2l6ZUIOCgxfcmFnX292ZXJsYXAi7wIKDUF0dGVtcHRSZXBvcnQSDgoGam9iX2lkGAEgASgJEhIKCmF0dGVtcHRfaWQYAiABKAkSDAoEdGllchgDIAEoCRIMCgRwb29sGAQgASgJEhEKCXdvcmtlcl9pZBgFIAEoCRIlCgVwaGFzZRgGIAEoDjIWLnRyYXdsLnYxLkF0dGVtcHRQaGFzZRIKCgJvaxgHIAEoCBISCgplcnJvcl9jb2RlGAggASgJEhUKDWVycm9yX21lc3NhZ2UYCSABKAkSEAoIZXNjYWxhdGUYCiABKAgSEwoLc3RhdHVzX2NvZGUYCyABKAUSEQoJZmluYWxfdXJsGAwgASgJEg0KBWJ5dGVzGA0gASgDEhAKCGZldGNoX21zGA4gASgDEhIKCnByb2Nlc3NfbXMYDyABKAMSEgoKcmVzdWx0X2tleRgQIAEoCRISCgphdF91bml4X21zGBEgASgDEhYKDmRlbGl2ZXJ5X2NvdW50GBIgASgFKmQKDEF0dGVtcHRQaGFzZRIdChlBVFRFTVBUX1BIQVNFX1VOU1BFQ0lGSUVEEAASGQoVQVRURU1QVF9QSEFTRV9TVEFSVEVEEAESGgoWQVRURU1QVF9QSEFTRV9GSU5JU0hFRBACYgZwcm90bzM", [file_google_protobuf_struct]);
+  fileDesc("ChN0cmF3bC92MS93b3JrLnByb3RvEgh0cmF3bC52MSKIAQoEVGFzaxIlCgdhdHRlbXB0GAEgASgLMhQudHJhd2wudjEuQXR0ZW1wdFJlZhIkCgVmZXRjaBgKIAEoCzITLnRyYXdsLnYxLkZldGNoVGFza0gAEigKB2V4dHJhY3QYCyABKAsyFS50cmF3bC52MS5FeHRyYWN0VGFza0gAQgkKB3BheWxvYWQikgEKCkF0dGVtcHRSZWYSDgoGam9iX2lkGAEgASgJEhIKCmF0dGVtcHRfaWQYAiABKAkSFgoOYXR0ZW1wdF9udW1iZXIYAyABKAUSDAoEdGllchgEIAEoCRIMCgRwb29sGAUgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYBiABKAMSEgoKYWNjb3VudF9pZBgHIAEoCSLLAgoPUGlwZWxpbmVPcHRpb25zEg8KB2Zvcm1hdHMYASADKAkSGQoRb25seV9tYWluX2NvbnRlbnQYAiABKAgSMgoRZXh0cmFjdGlvbl9zY2hlbWEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KEmV4dHJhY3Rpb25fcHJvZmlsZRgEIAEoCUgAiAEBEh4KEWV4dHJhY3Rpb25fcHJvbXB0GAUgASgJSAGIAQESEAoIZXZpZGVuY2UYBiABKAgSGwoOcmFnX2NodW5rX3NpemUYByABKAVIAogBARIYCgtyYWdfb3ZlcmxhcBgIIAEoBUgDiAEBQhUKE19leHRyYWN0aW9uX3Byb2ZpbGVCFAoSX2V4dHJhY3Rpb25fcHJvbXB0QhEKD19yYWdfY2h1bmtfc2l6ZUIOCgxfcmFnX292ZXJsYXAiyAEKCUZldGNoVGFzaxILCgN1cmwYASABKAkSDgoGbWV0aG9kGAIgASgJEhEKBGJvZHkYAyABKAlIAIgBARIRCglpbnB1dF9rZXkYBCABKAkSFAoMY29udGVudF90eXBlGAUgASgJEhIKCnRpbWVvdXRfbXMYBiABKAUSGAoQaW5jbHVkZV9yYXdfaHRtbBgHIAEoCBIrCghwaXBlbGluZRgIIAEoCzIZLnRyYXdsLnYxLlBpcGVsaW5lT3B0aW9uc0IHCgVfYm9keSJ3CgtFeHRyYWN0VGFzaxISCgpzb3VyY2VfdXJsGAEgASgJEhEKCWlucHV0X2tleRgCIAEoCRIUCgxjb250ZW50X3R5cGUYAyABKAkSKwoIcGlwZWxpbmUYBCABKAsyGS50cmF3bC52MS5QaXBlbGluZU9wdGlvbnMi7wIKDUF0dGVtcHRSZXBvcnQSDgoGam9iX2lkGAEgASgJEhIKCmF0dGVtcHRfaWQYAiABKAkSDAoEdGllchgDIAEoCRIMCgRwb29sGAQgASgJEhEKCXdvcmtlcl9pZBgFIAEoCRIlCgVwaGFzZRgGIAEoDjIWLnRyYXdsLnYxLkF0dGVtcHRQaGFzZRIKCgJvaxgHIAEoCBISCgplcnJvcl9jb2RlGAggASgJEhUKDWVycm9yX21lc3NhZ2UYCSABKAkSEAoIZXNjYWxhdGUYCiABKAgSEwoLc3RhdHVzX2NvZGUYCyABKAUSEQoJZmluYWxfdXJsGAwgASgJEg0KBWJ5dGVzGA0gASgDEhAKCGZldGNoX21zGA4gASgDEhIKCnByb2Nlc3NfbXMYDyABKAMSEgoKcmVzdWx0X2tleRgQIAEoCRISCgphdF91bml4X21zGBEgASgDEhYKDmRlbGl2ZXJ5X2NvdW50GBIgASgFKmQKDEF0dGVtcHRQaGFzZRIdChlBVFRFTVBUX1BIQVNFX1VOU1BFQ0lGSUVEEAASGQoVQVRURU1QVF9QSEFTRV9TVEFSVEVEEAESGgoWQVRURU1QVF9QSEFTRV9GSU5JU0hFRBACYgZwcm90bzM", [file_google_protobuf_struct]);
 
 /**
- * ScrapeTask is published on the WORK stream, one subject per pool.
- * Its attempt_id is also the Nats-Msg-Id, so a republished task is dropped.
+ * Task is published on the WORK stream, one subject per pool. Its
+ * attempt.attempt_id is also the Nats-Msg-Id, so a republished task is
+ * dropped. Every pool family has its own payload; a pool refuses a payload it
+ * does not run.
  *
- * @generated from message trawl.v1.ScrapeTask
+ * @generated from message trawl.v1.Task
  */
-export type ScrapeTask = Message<"trawl.v1.ScrapeTask"> & {
+export type Task = Message<"trawl.v1.Task"> & {
+  /**
+   * @generated from field: trawl.v1.AttemptRef attempt = 1;
+   */
+  attempt?: AttemptRef | undefined;
+
+  /**
+   * @generated from oneof trawl.v1.Task.payload
+   */
+  payload: {
+    /**
+     * @generated from field: trawl.v1.FetchTask fetch = 10;
+     */
+    value: FetchTask;
+    case: "fetch";
+  } | {
+    /**
+     * @generated from field: trawl.v1.ExtractTask extract = 11;
+     */
+    value: ExtractTask;
+    case: "extract";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message trawl.v1.Task.
+ * Use `create(TaskSchema)` to create a new message.
+ */
+export const TaskSchema: GenMessage<Task> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_work, 0);
+
+/**
+ * Which attempt of which job a task is, and until when it may run.
+ *
+ * @generated from message trawl.v1.AttemptRef
+ */
+export type AttemptRef = Message<"trawl.v1.AttemptRef"> & {
   /**
    * @generated from field: string job_id = 1;
    */
@@ -46,110 +84,169 @@ export type ScrapeTask = Message<"trawl.v1.ScrapeTask"> & {
   pool: string;
 
   /**
-   * @generated from field: string url = 6;
-   */
-  url: string;
-
-  /**
-   * @generated from field: string method = 7;
-   */
-  method: string;
-
-  /**
-   * @generated from field: optional string body = 8;
-   */
-  body?: string | undefined;
-
-  /**
-   * @generated from field: string content_type = 9;
-   */
-  contentType: string;
-
-  /**
-   * @generated from field: int32 timeout_ms = 10;
-   */
-  timeoutMs: number;
-
-  /**
-   * @generated from field: repeated string formats = 11;
-   */
-  formats: string[];
-
-  /**
-   * @generated from field: bool include_raw_html = 12;
-   */
-  includeRawHtml: boolean;
-
-  /**
-   * @generated from field: google.protobuf.Struct extraction_schema = 13;
-   */
-  extractionSchema?: JsonObject | undefined;
-
-  /**
-   * @generated from field: optional string extraction_profile = 14;
-   */
-  extractionProfile?: string | undefined;
-
-  /**
-   * @generated from field: optional string extraction_prompt = 15;
-   */
-  extractionPrompt?: string | undefined;
-
-  /**
-   * @generated from field: int64 deadline_unix_ms = 16;
+   * @generated from field: int64 deadline_unix_ms = 6;
    */
   deadlineUnixMs: bigint;
 
   /**
-   * @generated from field: string account_id = 17;
+   * @generated from field: string account_id = 7;
    */
   accountId: string;
+};
+
+/**
+ * Describes the message trawl.v1.AttemptRef.
+ * Use `create(AttemptRefSchema)` to create a new message.
+ */
+export const AttemptRefSchema: GenMessage<AttemptRef> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_work, 1);
+
+/**
+ * What the content pipeline makes of a document.
+ *
+ * @generated from message trawl.v1.PipelineOptions
+ */
+export type PipelineOptions = Message<"trawl.v1.PipelineOptions"> & {
+  /**
+   * @generated from field: repeated string formats = 1;
+   */
+  formats: string[];
 
   /**
-   * @generated from field: bool only_main_content = 18;
+   * @generated from field: bool only_main_content = 2;
    */
   onlyMainContent: boolean;
 
   /**
-   * "scrape" fetches url; "extract" reads caller-supplied content from Redis
-   * at input_key and uses url only as context.
-   *
-   * @generated from field: string kind = 19;
+   * @generated from field: google.protobuf.Struct extraction_schema = 3;
    */
-  kind: string;
+  extractionSchema?: JsonObject | undefined;
 
   /**
-   * @generated from field: string input_key = 20;
+   * @generated from field: optional string extraction_profile = 4;
    */
-  inputKey: string;
+  extractionProfile?: string | undefined;
 
   /**
-   * @generated from field: string input_content_type = 21;
+   * @generated from field: optional string extraction_prompt = 5;
    */
-  inputContentType: string;
+  extractionPrompt?: string | undefined;
 
   /**
-   * @generated from field: bool evidence = 22;
+   * @generated from field: bool evidence = 6;
    */
   evidence: boolean;
 
   /**
-   * @generated from field: optional int32 rag_chunk_size = 23;
+   * @generated from field: optional int32 rag_chunk_size = 7;
    */
   ragChunkSize?: number | undefined;
 
   /**
-   * @generated from field: optional int32 rag_overlap = 24;
+   * @generated from field: optional int32 rag_overlap = 8;
    */
   ragOverlap?: number | undefined;
 };
 
 /**
- * Describes the message trawl.v1.ScrapeTask.
- * Use `create(ScrapeTaskSchema)` to create a new message.
+ * Describes the message trawl.v1.PipelineOptions.
+ * Use `create(PipelineOptionsSchema)` to create a new message.
  */
-export const ScrapeTaskSchema: GenMessage<ScrapeTask> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 0);
+export const PipelineOptionsSchema: GenMessage<PipelineOptions> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_work, 2);
+
+/**
+ * Fetch tiers: fetch url, then run the pipeline on the answer.
+ *
+ * @generated from message trawl.v1.FetchTask
+ */
+export type FetchTask = Message<"trawl.v1.FetchTask"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: string method = 2;
+   */
+  method: string;
+
+  /**
+   * The request body; empty when it waits in Redis at input_key.
+   *
+   * @generated from field: optional string body = 3;
+   */
+  body?: string | undefined;
+
+  /**
+   * @generated from field: string input_key = 4;
+   */
+  inputKey: string;
+
+  /**
+   * @generated from field: string content_type = 5;
+   */
+  contentType: string;
+
+  /**
+   * @generated from field: int32 timeout_ms = 6;
+   */
+  timeoutMs: number;
+
+  /**
+   * @generated from field: bool include_raw_html = 7;
+   */
+  includeRawHtml: boolean;
+
+  /**
+   * @generated from field: trawl.v1.PipelineOptions pipeline = 8;
+   */
+  pipeline?: PipelineOptions | undefined;
+};
+
+/**
+ * Describes the message trawl.v1.FetchTask.
+ * Use `create(FetchTaskSchema)` to create a new message.
+ */
+export const FetchTaskSchema: GenMessage<FetchTask> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_work, 3);
+
+/**
+ * The extract pool: caller-supplied content, waiting in Redis at input_key,
+ * through the pipeline. source_url is context only and never fetched.
+ *
+ * @generated from message trawl.v1.ExtractTask
+ */
+export type ExtractTask = Message<"trawl.v1.ExtractTask"> & {
+  /**
+   * @generated from field: string source_url = 1;
+   */
+  sourceUrl: string;
+
+  /**
+   * @generated from field: string input_key = 2;
+   */
+  inputKey: string;
+
+  /**
+   * html, text or markdown.
+   *
+   * @generated from field: string content_type = 3;
+   */
+  contentType: string;
+
+  /**
+   * @generated from field: trawl.v1.PipelineOptions pipeline = 4;
+   */
+  pipeline?: PipelineOptions | undefined;
+};
+
+/**
+ * Describes the message trawl.v1.ExtractTask.
+ * Use `create(ExtractTaskSchema)` to create a new message.
+ */
+export const ExtractTaskSchema: GenMessage<ExtractTask> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_work, 4);
 
 /**
  * AttemptReport flows back on the REPORTS stream. A finished report with
@@ -257,7 +354,7 @@ export type AttemptReport = Message<"trawl.v1.AttemptReport"> & {
  * Use `create(AttemptReportSchema)` to create a new message.
  */
 export const AttemptReportSchema: GenMessage<AttemptReport> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 1);
+  messageDesc(file_trawl_v1_work, 5);
 
 /**
  * @generated from enum trawl.v1.AttemptPhase

@@ -1,0 +1,57 @@
+/**
+ * Public limits and internal time budgets (SPEC 8.4 and 2.x), each stated
+ * once. The gateway validates against these, the control plane enforces them,
+ * the OpenAPI document and docs quote them.
+ */
+
+/** A sync request answers by this deadline or hands off with a 202 (SPEC 4.1). */
+export const SYNC_DEADLINE_MS = 85_000;
+
+/** An async job runs for 300 s by default and never more than 600 s (SPEC 8.4). */
+export const JOB_DEADLINE_DEFAULT_MS = 300_000;
+export const JOB_DEADLINE_MAX_MS = 600_000;
+/** Default fetch timeout, seconds. */
+export const DEFAULT_FETCH_TIMEOUT_S = 90;
+
+/** The job's deadline: 300 s, or the fetch timeout plus a minute of queueing and processing, at most 600 s. */
+export function jobDeadlineMs(timeoutSeconds: number): number {
+  return Math.min(JOB_DEADLINE_MAX_MS, Math.max(JOB_DEADLINE_DEFAULT_MS, (timeoutSeconds || DEFAULT_FETCH_TIMEOUT_S) * 1000 + 60_000));
+}
+
+/** Extract jobs run for at most the sync deadline. */
+export const EXTRACT_TIMEOUT_MS = SYNC_DEADLINE_MS;
+
+/** /api/v1/extract content, UTF-8 bytes. */
+export const MAX_EXTRACT_CONTENT_BYTES = 5 * 1024 * 1024;
+
+/** extraction_prompt, characters: on /scrape and on /extract. */
+export const MAX_SCRAPE_PROMPT_CHARS = 4_000;
+export const MAX_EXTRACT_PROMPT_CHARS = 2_000;
+
+/** extraction_schema, serialized bytes. */
+export const MAX_EXTRACTION_SCHEMA_BYTES = 64 * 1024;
+
+/** Request bodies: every route, and /api/v1/extract (5 MB of content escaped in JSON). */
+export const REQUEST_BODY_LIMIT_BYTES = 1024 * 1024;
+export const EXTRACT_BODY_LIMIT_BYTES = 12 * 1024 * 1024;
+
+/** Scrape request bodies above this travel to the worker through Redis instead of inside the task. */
+export const INLINE_BODY_LIMIT_BYTES = 64 * 1024;
+/** How long a parked request body or extract input is kept: longer than any job's deadline. */
+export const PARKED_INPUT_TTL_SECONDS = 3_600;
+
+/** The body a scrape sends to its target (`body`), UTF-8 bytes. */
+export const MAX_TARGET_REQUEST_BODY_BYTES = 1024 * 1024;
+
+/** JSON request bodies nested deeper than this (arrays and objects) are refused before they are parsed. */
+export const MAX_JSON_DEPTH = 64;
+
+/** A request body that sends nothing for this long is refused with 408 and its connection closed. */
+export const BODY_IDLE_TIMEOUT_MS = 10_000;
+
+/** Seconds a SERVICE_UNAVAILABLE answer (and a not-ready probe) asks the client to wait before trying again. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** RAG chunking defaults, in tokens (cl100k): the gateway validates overlap < chunk_size with these applied. */
+export const RAG_DEFAULT_CHUNK_SIZE = 512;
+export const RAG_DEFAULT_CHUNK_OVERLAP = 64;

@@ -1,0 +1,41 @@
+import { TIER_ORDER, type Tier } from './tiers.js';
+
+/**
+ * Prices in microcents (1 USD = 1,000,000). One credit is 200 microcents,
+ * the price of a tier-1 request (docs/billing.md). Conversions between
+ * credits and microcents happen only through the functions below.
+ */
+export const MICROCENTS_PER_CREDIT = 200;
+
+export const TIER_PRICES: Readonly<Record<Tier, number>> = {
+  '1': 200,
+  '2': 300,
+  '3': 2_000,
+  '3.5': 2_500,
+  '4': 4_000,
+  '5': 20_000,
+};
+
+/** /api/v1/extract: the tier-3.5 price, doubled above 200,000 characters. */
+export const EXTRACT_PRICE = 2_500;
+export const EXTRACT_LARGE_PRICE = 5_000;
+export const EXTRACT_LARGE_THRESHOLD_CHARS = 200_000;
+
+export function extractPrice(chars: number): number {
+  return chars > EXTRACT_LARGE_THRESHOLD_CHARS ? EXTRACT_LARGE_PRICE : EXTRACT_PRICE;
+}
+
+export function tierPrice(tier: string): number {
+  return (TIER_PRICES as Record<string, number>)[tier] ?? Infinity;
+}
+
+/** Microcents as credits, for the public API (fractional credits are exact multiples of 1/200). */
+export function toCredits(microcents: number | bigint | string): number {
+  return Number(microcents) / MICROCENTS_PER_CREDIT;
+}
+
+export function toMicrocents(credits: number): number {
+  return Math.round(credits * MICROCENTS_PER_CREDIT);
+}
+
+export { TIER_ORDER };
