@@ -1,4 +1,4 @@
-import type { RequestLog } from '../proto/gen/trawl/v1/request_log_pb.js';
+import type { RequestLogRecord } from '../common/request-log-codec.js';
 
 export interface RequestLogRow {
   ts: string;
@@ -28,8 +28,8 @@ function clickhouseDateTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-export function toRow(log: RequestLog): RequestLogRow {
-  const ms = Number(log.tsUnixMs);
+export function toRow(log: RequestLogRecord): RequestLogRow {
+  const ms = log.tsUnixMs;
   return {
     ts: clickhouseDateTime(ms),
     ts_ms: ms,
@@ -40,14 +40,14 @@ export function toRow(log: RequestLog): RequestLogRow {
     route: log.route,
     path: log.path,
     status: log.status,
-    duration_ms: Number(log.durationMs),
+    duration_ms: log.durationMs,
     error_code: log.errorCode,
     job_id: log.jobId,
     target_domain: log.targetDomain,
     tier: log.tier,
-    credits_microcents: Number(log.creditsMicrocents),
-    bytes_in: Number(log.bytesIn),
-    bytes_out: Number(log.bytesOut),
+    credits_microcents: log.creditsMicrocents,
+    bytes_in: log.bytesIn,
+    bytes_out: log.bytesOut,
     user_agent: log.userAgent,
     client_ip: log.clientIp,
     source: log.source,

@@ -1,77 +1,91 @@
-import { fromBinary } from '@bufbuild/protobuf';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { ensureConsumer } from '../common/jetstream.js';
 import type { Logger } from '../common/logger.js';
 import type { NatsNames } from '../common/nats-names.js';
-import { RequestLogSchema } from '../proto/gen/trawl/v1/request_log_pb.js';
+import { decodeRequestLogBatch, type RequestLogRecord } from '../common/request-log-codec.js';
 import { toRow, type RequestLogRow } from './request-log-row.js';
 
 export interface SinkOptions {
   database: string;
-  batchSize: number;
+  /** An insert goes out once this many rows are waiting... */
+  batchRows: number;
+  /** ...or this long after the last one. */
   flushIntervalMs: number;
+  /** Unacknowledged LOGS messages (each a batch of records) the consumer may hold. */
+  maxPendingMessages: number;
 }
 
 /**
- * Batch-inserts request logs: messages are held unacked until the insert
- * that carries them succeeds, so a failed insert or a crash loses nothing
- * (the batch is redelivered).
+ * Batch-inserts request logs. Each LOGS message is a RequestLogBatch from a
+ * gateway; messages are held unacked until the insert that carries all of
+ * their rows succeeds, so a failed insert or a crash loses nothing (the
+ * messages are redelivered).
  */
 export async function startRequestLogSink(
   deps: { js: JetStreamClient; jsm: JetStreamManager; names: NatsNames; clickhouse: ClickHouseClient; log: Logger },
   opts: SinkOptions,
 ): Promise<{ stop(): Promise<void> }> {
   const { names } = deps;
-  try {
-    await deps.jsm.consumers.info(names.logsStream, names.logsConsumer);
-  } catch {
-    await deps.jsm.consumers.add(names.logsStream, {
+  await ensureConsumer(
+    deps.jsm,
+    names.logsStream,
+    {
       durable_name: names.logsConsumer,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: 60e9,
-      max_ack_pending: opts.batchSize * 4,
-    });
-  }
+      max_ack_pending: opts.maxPendingMessages,
+    },
+    { max_ack_pending: opts.maxPendingMessages },
+  );
   const consumer = await deps.js.consumers.get(names.logsStream, names.logsConsumer);
-  let pending: Array<{ msg: JsMsg; row: RequestLogRow }> = [];
+  let messages: JsMsg[] = [];
+  let rows: RequestLogRow[] = [];
   let flushing: Promise<void> = Promise.resolve();
 
   const flush = () => {
-    if (pending.length === 0) return flushing;
-    const batch = pending;
-    pending = [];
+    if (messages.length === 0) return flushing;
+    const batchMessages = messages;
+    const batchRows = rows;
+    messages = [];
+    rows = [];
     flushing = flushing.then(async () => {
       try {
-        await deps.clickhouse.insert({ table: `${opts.database}.request_logs`, values: batch.map((b) => b.row), format: 'JSONEachRow' });
-        for (const b of batch) b.msg.ack();
+        if (batchRows.length > 0) {
+          await deps.clickhouse.insert({ table: `${opts.database}.request_logs`, values: batchRows, format: 'JSONEachRow' });
+        }
+        for (const msg of batchMessages) msg.ack();
       } catch (err) {
-        deps.log.error({ err, rows: batch.length }, 'inserting request logs failed; they will be redelivered');
-        for (const b of batch) b.msg.nak(2_000);
+        deps.log.error({ err, rows: batchRows.length }, 'inserting request logs failed; they will be redelivered');
+        for (const msg of batchMessages) msg.nak(2_000);
       }
     });
     return flushing;
   };
 
   const timer = setInterval(() => void flush(), opts.flushIntervalMs);
-  const messages = await consumer.consume({ max_messages: opts.batchSize * 2 });
+  const stream = await consumer.consume({ max_messages: opts.maxPendingMessages });
   const loop = (async () => {
-    for await (const msg of messages) {
+    for await (const msg of stream) {
+      let batch: RequestLogRecord[];
       try {
-        pending.push({ msg, row: toRow(fromBinary(RequestLogSchema, msg.data)) });
+        batch = decodeRequestLogBatch(msg.data);
       } catch (err) {
-        deps.log.error({ err }, 'dropping an undecodable request log');
+        deps.log.error({ err }, 'dropping an undecodable request-log batch');
         msg.term();
         continue;
       }
-      if (pending.length >= opts.batchSize) void flush();
+      messages.push(msg);
+      for (const record of batch) rows.push(toRow(record));
+      if (rows.length >= opts.batchRows) void flush();
     }
   })();
 
   return {
     async stop() {
       clearInterval(timer);
-      await messages.close();
+      await stream.close();
       await loop;
       await flush();
     },

@@ -15,6 +15,8 @@ export interface TrawlConfig {
   gatewayHost: string;
   gatewayPort: number;
   publicBaseUrl: string;
+  /** Proxies (IPs or CIDRs) whose X-Forwarded-For the gateway believes; empty: the peer address is the client. */
+  trustedProxies: string[];
   controlPlaneHost: string;
   controlPlanePort: number;
   controlPlaneUrl: string;
@@ -88,6 +90,7 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
     gatewayHost,
     gatewayPort,
     publicBaseUrl: env.TRAWL_PUBLIC_BASE_URL ?? `http://${gatewayHost}:${gatewayPort}`,
+    trustedProxies: list(env, 'TRAWL_TRUSTED_PROXIES', []),
     controlPlaneHost,
     controlPlanePort,
     controlPlaneUrl: env.CONTROL_PLANE_URL ?? `http://${controlPlaneHost}:${controlPlanePort}`,

@@ -17,7 +17,9 @@ export const ERROR_STATUS = {
   CHALLENGE_DETECTED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
+  RESULT_UNAVAILABLE: 410,
   CONTENT_TOO_LARGE: 413,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_CONTENT_TYPE: 415,
@@ -55,24 +57,3 @@ export class TrawlError extends Error {
     this.details = details;
   }
 }
-
-/**
- * Failures refunded under the refund policy (SPEC 7.5). Everything a job can
- * fail with is here: a failed job is never charged.
- */
-export const REFUNDED_JOB_FAILURES: ReadonlySet<string> = new Set([
-  'BLOCKED_BY_ANTIBOT',
-  'CHALLENGE_DETECTED',
-  'TIMEOUT',
-  'CONTENT_TOO_LARGE',
-  'UNSUPPORTED_CONTENT_TYPE',
-  'EXTRACTION_FAILED',
-  'REQUIRES_AUTH',
-  'PAYWALL_DETECTED',
-  'NETWORK_ERROR',
-  'TARGET_UNAVAILABLE',
-  'TARGET_NOT_FOUND',
-  'URL_NOT_ALLOWED',
-  'SCRAPE_FAILED',
-  'INTERNAL_ERROR',
-]);

@@ -1,40 +1,32 @@
-import { jetstream } from '@nats-io/jetstream';
-import { loadConfig } from '../common/config.js';
-import { connectNats, ensureStreams, jetstreamManager } from '../common/connections.js';
-import { createLogger } from '../common/logger.js';
-import { natsNames } from '../common/nats-names.js';
+import { runProcess } from '../common/process-runner.js';
 import { createGatewayApp } from './app.js';
 import { createControlPlaneClient } from './control-plane-client.js';
+import { createRequestLogBatcher } from './http/request-log-batcher.js';
 
-const config = loadConfig();
-const log = createLogger('gateway', config.logLevel);
-const nc = await connectNats(config, 'gateway');
-const names = natsNames(config.natsPrefix);
-await ensureStreams(await jetstreamManager(nc), names);
+/** Request logs go out as one batch per 100 ms, or per 500 records when busier. */
+const REQUEST_LOG_BATCH = { windowMs: 100, maxRecords: 500 };
 
-const app = createGatewayApp({
-  controlPlane: createControlPlaneClient(config.controlPlaneUrl),
-  js: jetstream(nc),
-  names,
-  log,
-  publicBaseUrl: config.publicBaseUrl,
+await runProcess('gateway', async ({ config, log, js, names }) => {
+  const requestLogs = createRequestLogBatcher((data) => js.publish(names.logsSubject, data), log, REQUEST_LOG_BATCH);
+  const app = createGatewayApp({
+    controlPlane: createControlPlaneClient(config.controlPlaneUrl),
+    requestLogs,
+    log,
+    publicBaseUrl: config.publicBaseUrl,
+    trustedProxies: config.trustedProxies,
+  });
+  const server = app.listen(config.gatewayPort, config.gatewayHost, () => {
+    log.info({ url: config.publicBaseUrl }, 'gateway listening');
+  });
+  // Sync scrapes hold the connection up to the 85 s safe deadline.
+  server.requestTimeout = 120_000;
+  server.headersTimeout = 30_000;
+  server.keepAliveTimeout = 65_000;
+  return {
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Every answered request's record goes out before NATS is drained.
+      await requestLogs.stop();
+    },
+  };
 });
-const server = app.listen(config.gatewayPort, config.gatewayHost, () => {
-  log.info({ url: config.publicBaseUrl }, 'gateway listening');
-});
-// Sync scrapes hold the connection up to the 85 s safe deadline.
-server.requestTimeout = 120_000;
-server.headersTimeout = 30_000;
-server.keepAliveTimeout = 65_000;
-
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  log.info({ signal }, 'gateway stopping');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await nc.drain().catch(() => undefined);
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));

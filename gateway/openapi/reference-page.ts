@@ -43,14 +43,24 @@ function fieldTable(doc: Json, schema: Json | undefined): string {
   return `<table><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Default</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+/** The section deprecated routes link to (their `Link: rel="sunset"` header points here). */
+function deprecatedSection(items: string[]): string {
+  if (items.length === 0) return '';
+  return `<section id="deprecated-routes"><h2>Deprecated routes</h2>
+<p>These routes still answer, with <code>Deprecation</code>, <code>Sunset</code> and <code>Link</code> headers and a
+<code>DEPRECATED_ENDPOINT</code> warning, until their sunset date; each says what to call instead.</p><ul>${items.join('')}</ul></section>`;
+}
+
 /** A readable, self-contained API reference rendered from the OpenAPI document. */
 export function renderReferencePage(doc: Json): string {
   const info = doc['info'] as Json;
   const sections: string[] = [];
   const nav: string[] = [];
+  const deprecated: string[] = [];
   for (const [path, methods] of Object.entries(doc['paths'] as Record<string, Record<string, Json>>)) {
     for (const [method, op] of Object.entries(methods)) {
       const anchor = String(op['operationId'] ?? `${method}-${path}`);
+      if (op['deprecated'] === true) deprecated.push(`<li><a href="#${escape(anchor)}"><code>${method.toUpperCase()} ${escape(path)}</code></a></li>`);
       nav.push(`<li><a href="#${escape(anchor)}"><b>${method.toUpperCase()}</b> ${escape(path)}</a></li>`);
       const params = (op['parameters'] as Json[] | undefined) ?? [];
       const body = ((op['requestBody'] as Json | undefined)?.['content'] as Json | undefined)?.['application/json'] as Json | undefined;
@@ -83,5 +93,5 @@ table{border-collapse:collapse;width:100%;font-size:13px}td,th{border:1px solid 
 summary{cursor:pointer;margin:4px 0}
 </style></head><body>
 <nav><h1 style="font-size:18px">${escape(info['title'])} ${escape(info['version'])}</h1><p><a href="/api/v1/openapi.json">openapi.json</a></p><ul>${nav.join('')}</ul></nav>
-<main><p>${escape(info['description'])}</p>${sections.join('\n')}</main></body></html>`;
+<main><p>${escape(info['description'])}</p>${deprecatedSection(deprecated)}${sections.join('\n')}</main></body></html>`;
 }

@@ -76,4 +76,14 @@ describe('health, status and the API reference', function () {
     expect(html).to.contain('extraction_schema');
     expect(html).to.contain('X-API-Key');
   });
+
+  it('has the section the deprecated routes link to, listing each of them', async () => {
+    const legacy = await fetch(`${stack.baseUrl}/api/v1/scrape/light`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const link = legacy.headers.get('link') ?? '';
+    const anchor = /#([\w-]+)>/.exec(link)?.[1];
+    expect(anchor).to.equal('deprecated-routes');
+    const html = await (await fetch(`${stack.baseUrl}/api/v1/docs`)).text();
+    const section = html.slice(html.indexOf(`id="${anchor}"`), html.indexOf('</section>', html.indexOf(`id="${anchor}"`)));
+    for (const mode of ['js', 'light', 'ocr', 'pdf']) expect(section).to.contain(`POST /api/v1/scrape/${mode}`);
+  });
 });

@@ -1,59 +1,11 @@
 import { z } from 'zod';
-import { validateExtractionSchema } from '../../common/extraction-schema.js';
-import { TrawlError } from '../../common/errors.js';
-import { Billing } from './common.js';
+import { DEFAULT_FETCH_TIMEOUT_S, MAX_SCRAPE_PROMPT_CHARS, MAX_TARGET_REQUEST_BODY_BYTES } from '../../../common/limits.js';
+import { CALLER_TIERS } from '../../../common/tiers.js';
+import { Billing } from '../shared/billing.js';
+import { ExtractionSchema, formatList, HttpsUrl, HttpUrl, promptText, RagOptions } from '../shared/fields.js';
 
-export const FORMATS = ['text', 'json', 'json_v2', 'html', 'markdown', 'rag'] as const;
-export const TIER_VALUES = ['1', '2', '3', '3.5', '4'] as const;
-export const MAX_URL_LENGTH = 8_192;
-export const MAX_SCHEMA_BYTES = 64 * 1024;
-export const MAX_SCRAPE_PROMPT_CHARS = 4_000;
-export const MAX_BODY_BYTES = 1024 * 1024;
-
-export const HttpUrl = z
-  .string()
-  .max(MAX_URL_LENGTH, `URLs are at most ${MAX_URL_LENGTH} characters`)
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http or https URL');
-
-const HttpsUrl = HttpUrl.refine((value) => value.startsWith('https://'), 'must be an https URL');
-
-export const ExtractionSchema = z
-  .record(z.string(), z.unknown())
-  .superRefine((value, ctx) => {
-    // The same check the workers apply, run here so a bad schema is refused before anything is queued or charged.
-    try {
-      validateExtractionSchema(value);
-    } catch (err) {
-      if (!(err instanceof TrawlError)) throw err;
-      const field = typeof err.details?.['field'] === 'string' ? err.details['field'] : 'extraction_schema';
-      ctx.addIssue({ code: 'custom', message: err.message, path: field.split('.').slice(1) });
-    }
-  })
-  .meta({ description: `A JSON Schema (an object with properties), at most ${MAX_SCHEMA_BYTES / 1024} KB; the response then carries filtered_content.` });
-
-/** A prompt with something in it besides whitespace. */
-export const promptText = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .refine((s) => s.trim() !== '', 'must not be blank');
-
-export const RagOptions = z
-  .object({
-    chunk_size: z.number().int().min(32).max(8_192).optional().meta({ description: 'Tokens per chunk (cl100k). Default 512.' }),
-    overlap: z.number().int().min(0).max(4_096).optional().meta({ description: 'Tokens repeated between chunks. Default 64.' }),
-  })
-  .strict()
-  .refine((r) => r.overlap === undefined || r.overlap < (r.chunk_size ?? 512), { message: 'overlap must be smaller than chunk_size', path: ['overlap'] })
-  .meta({ id: 'RagOptions' });
+/** Seconds a fetch may take. */
+export const FetchTimeout = z.number().int().min(1).max(300).default(DEFAULT_FETCH_TIMEOUT_S);
 
 export const Advanced = z
   .object({
@@ -92,8 +44,8 @@ export const CostControls = z
   .object({
     max_credits: z.number().positive().optional().meta({ description: 'Maximum credits for the request (also called max_cost).' }),
     max_cost: z.number().positive().optional().meta({ description: 'Alias of max_credits.' }),
-    force_tier: z.enum(TIER_VALUES).optional(),
-    max_tier: z.enum(TIER_VALUES).optional(),
+    force_tier: z.enum(CALLER_TIERS).optional(),
+    max_tier: z.enum(CALLER_TIERS).optional(),
     prefer_cost: z.boolean().optional(),
     prefer_speed: z.boolean().optional(),
     fail_fast: z.boolean().optional(),
@@ -106,16 +58,12 @@ export const ScrapeRequest = z
     mode: z.enum(['auto', 'html', 'js', 'pdf', 'ocr']).default('auto'),
     sync: z.boolean().default(true),
     sync_policy: z.enum(['auto', 'wait_until_deadline']).default('auto'),
-    formats: z
-      .array(z.enum(FORMATS))
-      .min(1)
-      .refine((f) => new Set(f).size === f.length, 'formats must not repeat')
-      .default(['markdown', 'json']),
+    formats: formatList(['markdown', 'json']),
     advanced: Advanced.optional(),
     cost_controls: CostControls.optional(),
     force_refresh: z.boolean().default(false),
     include_raw_html: z.boolean().default(false),
-    timeout: z.number().int().min(1).max(300).default(90).meta({ description: 'Seconds.' }),
+    timeout: FetchTimeout.meta({ description: 'Seconds.' }),
     extraction_schema: ExtractionSchema.optional(),
     extraction_profile: z.enum(['product', 'article', 'job_posting']).optional(),
     extraction_prompt: promptText(MAX_SCRAPE_PROMPT_CHARS).optional(),
@@ -135,7 +83,7 @@ export const ScrapeRequest = z
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']).default('GET'),
     body: z
       .string()
-      .refine((b) => Buffer.byteLength(b, 'utf8') <= MAX_BODY_BYTES, 'body is at most 1 MB')
+      .refine((b) => Buffer.byteLength(b, 'utf8') <= MAX_TARGET_REQUEST_BODY_BYTES, `body is at most ${MAX_TARGET_REQUEST_BODY_BYTES / (1024 * 1024)} MB`)
       .optional(),
     content_type: z.enum(['application/json', 'application/x-www-form-urlencoded', 'text/plain']).optional(),
     rag_options: RagOptions.optional(),
@@ -209,56 +157,3 @@ export const EstimateResult = z
     version: z.literal('v1'),
   })
   .meta({ id: 'ScrapeEstimate' });
-
-// The unified fetch sends its own browser-like headers and always follows redirects (each hop checked by the
-// SSRF guard); the old routes' knobs for these are refused rather than silently ignored.
-const noCustomHeaders = z
-  .record(z.string(), z.string())
-  .refine((h) => Object.keys(h).length === 0, 'custom request headers are not supported; use POST /api/v1/scrape')
-  .optional();
-const alwaysFollowRedirects = z
-  .boolean()
-  .refine((v) => v, 'redirects are always followed; use POST /api/v1/scrape')
-  .default(true);
-
-const legacyCommon = {
-  url: HttpUrl,
-  timeout: z.number().int().min(1).max(300).default(90),
-  force_refresh: z.boolean().default(false),
-};
-
-/** The deprecated per-mode routes (SPEC 4.1, 9.6); each maps onto one unified scrape. */
-export const LegacyJsRequest = z
-  .object({
-    ...legacyCommon,
-    method: z.literal('GET').default('GET'),
-    headers: noCustomHeaders,
-    follow_redirects: alwaysFollowRedirects,
-    wait_for: z.string().max(1_000).optional(),
-    screenshot: z.boolean().default(false),
-    wait_until: z.enum(['load', 'domcontentloaded', 'networkidle']).default('networkidle'),
-    include_raw_html: z.boolean().default(false),
-  })
-  .strict()
-  .meta({ id: 'LegacyJsRequest' });
-
-export const LegacyLightRequest = z
-  .object({
-    ...legacyCommon,
-    method: z.literal('GET').default('GET'),
-    headers: noCustomHeaders,
-    follow_redirects: alwaysFollowRedirects,
-    include_raw_html: z.boolean().default(false),
-  })
-  .strict()
-  .meta({ id: 'LegacyLightRequest' });
-
-export const LegacyOcrRequest = z
-  .object({ url: HttpUrl, language: z.string().min(2).max(32).default('eng'), force_refresh: z.boolean().default(false) })
-  .strict()
-  .meta({ id: 'LegacyOcrRequest' });
-
-export const LegacyPdfRequest = z
-  .object({ url: HttpUrl, format: z.enum(['markdown', 'text', 'html']).default('markdown'), force_refresh: z.boolean().default(false) })
-  .strict()
-  .meta({ id: 'LegacyPdfRequest' });

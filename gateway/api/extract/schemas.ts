@@ -1,22 +1,19 @@
 import { z } from 'zod';
-import { ExtractionSchema, FORMATS, HttpUrl, promptText, RagOptions } from './scrape.js';
+import { MAX_EXTRACT_CONTENT_BYTES, MAX_EXTRACT_PROMPT_CHARS } from '../../../common/limits.js';
+import { ExtractionSchema, formatList, HttpUrl, promptText, RagOptions } from '../shared/fields.js';
 
-export const MAX_EXTRACT_PROMPT_CHARS = 2_000;
-export const MAX_EXTRACT_CONTENT_BYTES = 5 * 1024 * 1024;
 export const PROFILES = ['auto', 'product', 'article', 'job_posting', 'faq', 'recipe', 'event'] as const;
 
 export const ExtractRequest = z
   .object({
-    content: z.string().meta({ description: 'The document, at most 5 MB (UTF-8); blank or larger content answers 422.' }),
+    content: z.string().meta({
+      description: `The document, at most ${MAX_EXTRACT_CONTENT_BYTES / (1024 * 1024)} MB (UTF-8); blank or larger content answers 422.`,
+    }),
     content_type: z.enum(['html', 'text', 'markdown']).default('html'),
     extraction_schema: ExtractionSchema.optional(),
     extraction_profile: z.enum(PROFILES).optional(),
     extraction_prompt: promptText(MAX_EXTRACT_PROMPT_CHARS).optional().meta({ description: 'Triggers LLM extraction.' }),
-    formats: z
-      .array(z.enum(FORMATS))
-      .min(1)
-      .refine((f) => new Set(f).size === f.length, 'formats must not repeat')
-      .default(['json']),
+    formats: formatList(['json']),
     source_url: HttpUrl.optional().meta({ description: 'Context only (resolves relative links); never fetched.' }),
     evidence: z.boolean().default(false).meta({ description: 'Adds where each extracted field came from.' }),
     rag_options: RagOptions.optional(),

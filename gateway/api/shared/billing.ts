@@ -1,13 +1,5 @@
 import { z } from 'zod';
-
-export const ErrorEnvelope = z
-  .object({
-    error: z.string().meta({ description: 'Machine-readable error code, e.g. VALIDATION_ERROR.' }),
-    message: z.string(),
-    request_id: z.string().optional(),
-    details: z.record(z.string(), z.unknown()).optional(),
-  })
-  .meta({ id: 'Error', description: 'The error envelope every failure is answered with.' });
+import type { Billing as BillingMessage } from '../../../proto/gen/trawl/v1/billing_pb.js';
 
 export const Escalation = z
   .object({
@@ -30,4 +22,19 @@ export const Billing = z
   })
   .meta({ id: 'Billing' });
 
-export const TIERS = ['1', '2', '3', '3.5', '4'] as const;
+export function presentBilling(billing: BillingMessage | undefined, failed: boolean) {
+  const b = billing;
+  return {
+    total_credits: b?.totalCredits ?? 0,
+    tier_used: b?.tierUsed ?? '',
+    escalations: (b?.escalations ?? []).map((e) => ({
+      tier: e.tier,
+      result: e.result,
+      credits: e.credits,
+      duration_ms: Number(e.durationMs),
+    })),
+    savings: b?.savings ?? 0,
+    ...(b?.optimizationSuggestion ? { optimization_suggestion: b.optimizationSuggestion } : {}),
+    ...(failed ? { refunded: b?.refunded ?? true, reason: b?.reason ?? '' } : {}),
+  };
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { Billing } from './common.js';
-import { ScrapeResult } from './scrape.js';
+import { Billing } from '../shared/billing.js';
+import { ScrapeResult } from '../scrape/schemas.js';
 
 export const JobStatus = z.enum(['pending', 'running', 'succeeded', 'failed', 'rejected']);
 
@@ -29,4 +29,4 @@ export const JobRecord = z
   })
   .meta({ id: 'Job' });
 
-export const JobIdParam = z.object({ job_id: z.uuid() });
+export const JobIdParam = z.object({ job_id: z.uuid().meta({ description: 'The job_id a scrape answered with.' }) });

@@ -1,0 +1,101 @@
+/**
+ * Gateway throughput under load: GET /api/v1/jobs/{id} (through the control
+ * plane) and GET /api/v1/health/live (the gateway alone) against a bare Koa +
+ * @koa/router server with one JSON route, each with autocannon at 50
+ * connections.
+ *
+ *   npm run bench:api-throughput [-- --duration 10 --connections 50]
+ *
+ * TRAWL_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every process of the stack.
+ */
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { request } from 'undici';
+import { bootIsolatedStack, createAccountWithKey } from '../../deploy/local/isolated-stack.js';
+import { ROOT } from '../../deploy/local/processes.js';
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '3' },
+  },
+});
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+const warmup = Number(values.warmup);
+
+const PAGE = `<!doctype html><html><head><title>Bench article</title></head><body><article><h1>Bench article</h1>${'<p>Some text for the page. </p>'.repeat(50)}</article></body></html>`;
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  failures: number;
+}
+
+async function load(url: string, headers: Record<string, string>, seconds: number): Promise<Figures> {
+  const r = await autocannon({ url, connections, duration: seconds, headers });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failures: r.errors + r.timeouts + r.non2xx };
+}
+
+async function startBareServer() {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/api-throughput/bare-server.ts')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+  return { url: `http://127.0.0.1:${Number(chunk.toString().trim())}/live`, stop: () => child.kill('SIGTERM') };
+}
+
+const site = http.createServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(PAGE);
+});
+site.listen(0, '127.0.0.1');
+await once(site, 'listening');
+const pageUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/article`;
+
+process.stdout.write('booting the stack...\n');
+// ClickHouse database names take no hyphen, so the stack is named bench_api.
+const stack = await bootIsolatedStack({ name: 'bench_api', redisDb: 9, env: { LOG_LEVEL: 'error' } });
+const bare = await startBareServer();
+try {
+  const { key } = await createAccountWithKey(stack, 1_000_000_000);
+  const scrape = await request(`${stack.baseUrl}/api/v1/scrape`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ url: pageUrl, formats: ['markdown'] }),
+  });
+  const scraped = (await scrape.body.json()) as { job_id?: string };
+  if (scrape.statusCode !== 200 || !scraped.job_id) throw new Error(`the setup scrape answered ${scrape.statusCode}`);
+
+  const targets: Array<[string, string, Record<string, string>]> = [
+    [`GET /api/v1/jobs/{id}`, `${stack.baseUrl}/api/v1/jobs/${scraped.job_id}`, { 'x-api-key': key }],
+    ['GET /api/v1/health/live', `${stack.baseUrl}/api/v1/health/live`, {}],
+    ['bare Koa + @koa/router', bare.url, {}],
+  ];
+  const results: Figures[] = [];
+  for (const [, url, headers] of targets) {
+    await load(url, headers, warmup);
+    results.push(await load(url, headers, duration));
+  }
+
+  const sig = (n: number) => String(Number(n.toPrecision(3)));
+  process.stdout.write(`\nautocannon: ${connections} connections, ${duration} s per target after ${warmup} s of warm-up\n\n`);
+  process.stdout.write(`${'target'.padEnd(26)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} failures\n`);
+  targets.forEach(([name], i) => {
+    const r = results[i]!;
+    process.stdout.write(`${name.padEnd(26)} ${sig(r.rps).padStart(9)} ${sig(r.p50).padStart(8)} ${sig(r.p99).padStart(8)} ${r.failures}\n`);
+  });
+  const [jobs, live, bareFigures] = results as [Figures, Figures, Figures];
+  process.stdout.write(`\nratio jobs / bare: ${sig(jobs.rps / bareFigures.rps)}\nratio live / bare: ${sig(live.rps / bareFigures.rps)}\n`);
+} finally {
+  bare.stop();
+  await stack.stop();
+  site.close();
+}

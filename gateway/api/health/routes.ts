@@ -1,0 +1,130 @@
+import type { Context } from 'koa';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../../common/limits.js';
+import type { CheckResponse } from '../../../proto/gen/trawl/v1/health_pb.js';
+import type { ControlPlane } from '../../control-plane-client.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { HealthStatus, Liveness, Readiness, ServiceStatus } from './schemas.js';
+
+const CHECK_TIMEOUT_MS = 3_000;
+
+const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before probing again', type: 'integer' } } as const;
+
+async function check(controlPlane: ControlPlane): Promise<CheckResponse | null> {
+  try {
+    return await controlPlane.health.check({}, { timeoutMs: CHECK_TIMEOUT_MS });
+  } catch {
+    return null;
+  }
+}
+
+function componentOk(res: CheckResponse | null, name: string): boolean {
+  return res?.components.find((c) => c.name === name)?.ok ?? false;
+}
+
+/** A probe's own 503 (not the error envelope), asking the caller to come back later. */
+function unavailable(ctx: Context): void {
+  ctx.status = 503;
+  ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+}
+
+/** Health routes answer without an API key (SPEC 4.11). */
+export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
+  const coreHealthy = async () => {
+    const res = await check(deps.controlPlane);
+    return componentOk(res, 'database') && componentOk(res, 'cache');
+  };
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/health',
+      operationId: 'health',
+      summary: 'Health',
+      description: 'Reports without failing the probe; /health-check is the one that answers 503.',
+      tags: ['Health'],
+      auth: 'none',
+      responses: { 200: { description: 'Status', schema: HealthStatus } },
+      handler: async ({ ctx }) => {
+        ctx.body = { status: (await coreHealthy()) ? 'ok' : 'unavailable' };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/health-check',
+      operationId: 'healthCheck',
+      summary: 'Health for external probes',
+      tags: ['Health'],
+      auth: 'none',
+      responses: {
+        200: { description: 'Healthy', schema: HealthStatus },
+        503: { description: 'Database or cache unhealthy', schema: HealthStatus, headers: RETRY_AFTER },
+      },
+      handler: async ({ ctx }) => {
+        const ok = await coreHealthy();
+        if (!ok) unavailable(ctx);
+        ctx.body = { status: ok ? 'ok' : 'unavailable' };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/health/ready',
+      operationId: 'ready',
+      summary: 'Readiness (database and cache)',
+      tags: ['Health'],
+      auth: 'none',
+      responses: {
+        200: { description: 'Ready', schema: Readiness },
+        503: { description: 'Not ready', schema: Readiness, headers: RETRY_AFTER },
+      },
+      handler: async ({ ctx }) => {
+        const ready = await coreHealthy();
+        if (!ready) unavailable(ctx);
+        ctx.body = { ready };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/health/live',
+      operationId: 'live',
+      summary: 'Liveness, no dependency checks',
+      tags: ['Health'],
+      auth: 'none',
+      responses: { 200: { description: 'Alive', schema: Liveness } },
+      handler: ({ ctx }) => {
+        ctx.body = { status: 'alive' };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/status',
+      operationId: 'status',
+      summary: 'Status of the API, database, cache, queue, analytics and workers',
+      tags: ['Health'],
+      auth: 'none',
+      responses: {
+        200: { description: 'Operational or degraded', schema: ServiceStatus },
+        503: { description: 'Down', schema: ServiceStatus, headers: RETRY_AFTER },
+      },
+      handler: async ({ ctx }) => {
+        const res = await check(deps.controlPlane);
+        const state = (ok: boolean) => (ok ? 'operational' : 'down');
+        const workers = res ? { ...res.liveWorkers } : {};
+        const components = {
+          api: state(res !== null),
+          database: state(componentOk(res, 'database')),
+          cache: state(componentOk(res, 'cache')),
+          queue: state(componentOk(res, 'queue')),
+          analytics: state(componentOk(res, 'analytics')),
+          worker: state(Object.values(workers).some((n) => n > 0)),
+        };
+        const values = Object.values(components);
+        const status = values.every((v) => v === 'operational')
+          ? 'operational'
+          : components.database === 'down' || components.api === 'down'
+            ? 'down'
+            : 'degraded';
+        if (status === 'down') unavailable(ctx);
+        ctx.body = { status, components, workers, version: 'v1', timestamp: new Date().toISOString() };
+      },
+    }),
+  ];
+}

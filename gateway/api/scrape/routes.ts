@@ -1,0 +1,73 @@
+import { toCredits } from '../../../common/pricing.js';
+import type { ControlPlane } from '../../control-plane-client.js';
+import { callOptions } from '../../http/call-options.js';
+import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { runScrape } from './run-scrape.js';
+import { EstimateResult, ScrapeAccepted, ScrapeRequest, ScrapeResult } from './schemas.js';
+import { toProto } from './to-proto.js';
+
+export const CREDIT_HEADERS = {
+  'X-Service-Credits': { description: 'Credits charged for this request', type: 'number' },
+  'X-Service-Credits-Remaining': { description: 'Balance left, in credits', type: 'number' },
+} as const;
+
+export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/scrape',
+      operationId: 'scrape',
+      summary: 'Scrape one URL',
+      description:
+        'Fetches a page through the fetch tiers and converts it to the requested formats. With sync=true (default) the call ' +
+        'holds until the job ends or the 85-second safe deadline passes; past it, or when a slow tier is predicted, it answers ' +
+        '202 with a poll URL. With sync=false it always answers 202.',
+      tags: ['Scrape'],
+      auth: 'api_key',
+      request: { body: ScrapeRequest },
+      responses: {
+        200: { description: 'The scrape result', schema: ScrapeResult, headers: CREDIT_HEADERS },
+        202: { description: 'Accepted; poll poll_url', schema: ScrapeAccepted },
+      },
+      errors: {
+        400: 'EXCEEDS_COST_LIMIT or URL_NOT_ALLOWED',
+        402: 'INSUFFICIENT_CREDITS (details: required_credits, available_credits, estimated_tier, job_id) or PAYWALL_DETECTED',
+        403: 'BLOCKED_BY_ANTIBOT or CHALLENGE_DETECTED (refunded)',
+        413: 'CONTENT_TOO_LARGE (page over 10 MB, refunded)',
+        415: 'UNSUPPORTED_CONTENT_TYPE (refunded)',
+        422: 'TARGET_NOT_FOUND, EXTRACTION_FAILED or SCRAPE_FAILED (refunded)',
+        503: 'NETWORK_ERROR or TARGET_UNAVAILABLE (refunded), or SERVICE_UNAVAILABLE',
+        504: 'TIMEOUT (refunded)',
+      },
+      handler: ({ ctx, body }) => runScrape(ctx, deps.controlPlane, body),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/scrape/estimate',
+      operationId: 'estimateScrape',
+      summary: 'Price a scrape without running it',
+      description:
+        'Plans the tiers the request would try (mode, render_js, cost_controls) and answers the price of the first tier and ' +
+        'of the most expensive one (the reservation). Nothing is charged or fetched.',
+      tags: ['Scrape'],
+      auth: 'api_key',
+      request: { body: ScrapeRequest },
+      responses: { 200: { description: 'The estimate', schema: EstimateResult } },
+      errors: { 400: 'EXCEEDS_COST_LIMIT' },
+      handler: async ({ ctx, body }) => {
+        const res = await deps.controlPlane.scrape.estimate({ request: toProto(body) }, callOptions(ctx, 10_000));
+        ctx.body = {
+          url: body.url,
+          mode: body.mode,
+          estimated_credits: toCredits(res.estimatedMicrocents),
+          max_possible_credits: toCredits(res.maxPossibleMicrocents),
+          estimated_tier: res.tiers[0] ?? null,
+          tier_plan: res.tiers,
+          runnable: res.runnable,
+          available_tiers: res.availableTiers,
+          version: 'v1',
+        };
+      },
+    }),
+  ];
+}

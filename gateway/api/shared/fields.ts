@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { TrawlError } from '../../../common/errors.js';
+import { validateExtractionSchema } from '../../../common/extraction-schema.js';
+import { MAX_EXTRACTION_SCHEMA_BYTES, RAG_DEFAULT_CHUNK_OVERLAP, RAG_DEFAULT_CHUNK_SIZE } from '../../../common/limits.js';
+
+/** Request fields shared by the scrape and extract routes. */
+
+export const FORMATS = ['text', 'json', 'json_v2', 'html', 'markdown', 'rag'] as const;
+export const MAX_URL_LENGTH = 8_192;
+
+export const HttpUrl = z
+  .string()
+  .max(MAX_URL_LENGTH, `URLs are at most ${MAX_URL_LENGTH} characters`)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http or https URL');
+
+export const HttpsUrl = HttpUrl.refine((value) => value.startsWith('https://'), 'must be an https URL');
+
+export const ExtractionSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((value, ctx) => {
+    // The same check the workers apply, run here so a bad schema is refused before anything is queued or charged.
+    try {
+      validateExtractionSchema(value);
+    } catch (err) {
+      if (!(err instanceof TrawlError)) throw err;
+      const field = typeof err.details?.['field'] === 'string' ? err.details['field'] : 'extraction_schema';
+      ctx.addIssue({ code: 'custom', message: err.message, path: field.split('.').slice(1) });
+    }
+  })
+  .meta({
+    description: `A JSON Schema (an object with properties), at most ${MAX_EXTRACTION_SCHEMA_BYTES / 1024} KB; the response then carries filtered_content.`,
+  });
+
+/** A prompt with something in it besides whitespace. */
+export const promptText = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((s) => s.trim() !== '', 'must not be blank');
+
+/** Distinct output formats, at least one. */
+export const formatList = (defaults: Array<(typeof FORMATS)[number]>) =>
+  z
+    .array(z.enum(FORMATS))
+    .min(1)
+    .refine((f) => new Set(f).size === f.length, 'formats must not repeat')
+    .default(defaults);
+
+export const RagOptions = z
+  .object({
+    chunk_size: z
+      .number()
+      .int()
+      .min(32)
+      .max(8_192)
+      .optional()
+      .meta({ description: `Tokens per chunk (cl100k). Default ${RAG_DEFAULT_CHUNK_SIZE}.` }),
+    overlap: z
+      .number()
+      .int()
+      .min(0)
+      .max(4_096)
+      .optional()
+      .meta({ description: `Tokens repeated between chunks, smaller than chunk_size. Default ${RAG_DEFAULT_CHUNK_OVERLAP}.` }),
+  })
+  .strict()
+  // Checked with the defaults applied: chunk_size 32-64 alone leaves the default overlap too large.
+  .refine((r) => (r.overlap ?? RAG_DEFAULT_CHUNK_OVERLAP) < (r.chunk_size ?? RAG_DEFAULT_CHUNK_SIZE), {
+    message: `overlap (default ${RAG_DEFAULT_CHUNK_OVERLAP}) must be smaller than chunk_size (default ${RAG_DEFAULT_CHUNK_SIZE}); send a smaller overlap`,
+    path: ['overlap'],
+  })
+  .meta({ id: 'RagOptions' });

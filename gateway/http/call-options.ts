@@ -1,0 +1,26 @@
+import type { CallOptions } from '@connectrpc/connect';
+import type { Context } from 'koa';
+
+/**
+ * Options for a control-plane call on behalf of a public request: the
+ * credential travels as a header, and the account the control plane resolved
+ * comes back in response headers for the request log.
+ */
+export function callOptions(ctx: Context, timeoutMs: number): CallOptions {
+  const state = ctx.state.trawl;
+  const headers: Record<string, string> = { 'x-request-id': state.requestId };
+  const key = ctx.req.headers['x-api-key'];
+  if (typeof key === 'string' && key) headers['x-api-key'] = key;
+  const authorization = ctx.req.headers.authorization;
+  if (authorization) headers['authorization'] = authorization;
+  return {
+    timeoutMs,
+    headers,
+    onHeader(h) {
+      const account = h.get('trawl-account-id');
+      const apiKey = h.get('trawl-api-key-id');
+      if (account) state.accountId = account;
+      if (apiKey) state.apiKeyId = apiKey;
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import type { IncomingMessage } from 'node:http';
+import type { Context, Next } from 'koa';
+import { TrawlError } from '../../common/errors.js';
+import { REQUEST_BODY_LIMIT_BYTES, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../common/limits.js';
+import type { Logger } from '../../common/logger.js';
+import { errorBody } from './error-envelope.js';
+import { requestIds } from './request-id.js';
+
+export interface RequestState {
+  requestId: string;
+  startedAt: number;
+  accountId?: string;
+  apiKeyId?: string;
+  jobId?: string;
+  tier?: string;
+  creditsMicrocents?: number;
+  errorCode?: string;
+  targetUrl?: string;
+  route?: string;
+  /** Top-level fields added to the error envelope (billing of a refunded job, deprecation warnings). */
+  errorFields?: Record<string, unknown>;
+}
+
+declare module 'koa' {
+  interface DefaultState {
+    trawl: RequestState;
+  }
+}
+
+/** Adds top-level fields to the error envelope this request answers with, should it fail. */
+export function addErrorFields(ctx: Context, fields: Record<string, unknown>): void {
+  const state = ctx.state.trawl;
+  state.errorFields = state.errorFields ? { ...state.errorFields, ...fields } : fields;
+}
+
+/** Answers that refuse the request body unread: the connection is closed after them so the next request is not stalled. */
+const BODY_REFUSED = new Set(['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'REQUEST_TIMEOUT']);
+
+/**
+ * An unread body Node may discard after the answer, keeping the connection:
+ * one fully received, or one of a declared size within the standard limit.
+ * Anything else (chunked, or larger) gets the connection closed instead.
+ */
+function drainable(req: IncomingMessage): boolean {
+  if (req.complete) return true;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] === undefined && length !== undefined && Number(length) <= REQUEST_BODY_LIMIT_BYTES;
+}
+
+/**
+ * Gives every request an id, and answers every failure with the error
+ * envelope: a TrawlError keeps its code and status; anything else is an
+ * INTERNAL_ERROR that is logged and never leaks its message.
+ */
+export function requestContext(log: Logger) {
+  const nextId = requestIds();
+  return async (ctx: Context, next: Next) => {
+    const incoming = ctx.req.headers['x-request-id'];
+    const requestId = nextId(typeof incoming === 'string' ? incoming : undefined);
+    ctx.state.trawl = { requestId, startedAt: Date.now() };
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new TrawlError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+      }
+    } catch (raw) {
+      const err = toTrawlError(raw, log, requestId);
+      const state = ctx.state.trawl;
+      state.errorCode = err.code;
+      ctx.status = err.httpStatus;
+      ctx.body = state.errorFields ? { ...errorBody(err, requestId), ...state.errorFields } : errorBody(err, requestId);
+      if (err.code === 'RATE_LIMIT_EXCEEDED' && err.details?.['retry_after_seconds'] !== undefined) {
+        ctx.set('Retry-After', String(err.details['retry_after_seconds']));
+      }
+      if (err.code === 'SERVICE_UNAVAILABLE') ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+      if (BODY_REFUSED.has(err.code) || !drainable(ctx.req)) ctx.set('Connection', 'close');
+    }
+  };
+}
+
+function toTrawlError(raw: unknown, log: Logger, requestId: string): TrawlError {
+  if (raw instanceof TrawlError) return raw;
+  if (isHttpError(raw) && (raw.status < 500 || raw.status === 501)) return httpErrorToTrawl(raw);
+  log.error({ err: raw, requestId }, 'unexpected error');
+  return new TrawlError('INTERNAL_ERROR', 'Internal error');
+}
+
+function isHttpError(err: unknown): err is { status: number; message: string } {
+  return typeof err === 'object' && err !== null && typeof (err as { status?: unknown }).status === 'number';
+}
+
+/** The router's own answers (405, 501 for a method no route has, 404). */
+function httpErrorToTrawl(err: { status: number; message: string }): TrawlError {
+  if (err.status === 405 || err.status === 501) return new TrawlError('METHOD_NOT_ALLOWED', err.message);
+  if (err.status === 404) return new TrawlError('NOT_FOUND', err.message);
+  return new TrawlError('VALIDATION_ERROR', err.message);
+}

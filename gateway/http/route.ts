@@ -1,0 +1,91 @@
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { TrawlError } from '../../common/errors.js';
+
+/**
+ * Who may call a route. `api_key` needs X-API-Key; `session` and `either`
+ * take X-API-Key or `Authorization: Bearer <token>` (a dashboard session).
+ * The gateway only checks that a credential is present; the control plane
+ * validates it.
+ */
+export type AuthKind = 'none' | 'api_key' | 'session' | 'either';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface HeaderDoc {
+  description: string;
+  type: 'string' | 'number' | 'integer';
+}
+
+/** An answer that is not the error envelope (success, or a probe's own 503 shape). */
+export interface ResponseDoc {
+  description: string;
+  schema: z.ZodType;
+  headers?: Record<string, HeaderDoc>;
+}
+
+/** A route on its way out: every answer carries Deprecation, Sunset and Link, and a DEPRECATED_ENDPOINT warning. */
+export interface Deprecation {
+  /** HTTP date of removal. */
+  sunset: string;
+  /** What to call instead, e.g. "POST /api/v1/scrape". */
+  replacement: string;
+}
+
+export interface RequestSchemas {
+  body?: z.ZodType;
+  params?: z.ZodType;
+  query?: z.ZodType;
+}
+
+type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+/** What a handler receives: the request already authenticated for presence, parsed and validated. */
+export interface RouteInput<R extends RequestSchemas> {
+  ctx: Context;
+  body: Parsed<R['body']>;
+  params: Parsed<R['params']>;
+  query: Parsed<R['query']>;
+}
+
+/**
+ * One row of the route table: everything the gateway knows about a route.
+ * Registration, authentication presence, body limits, validation, error
+ * mapping, request-log labels and the OpenAPI document are all derived from it.
+ */
+export interface RouteSpec<R extends RequestSchemas = RequestSchemas> {
+  method: HttpMethod;
+  /** OpenAPI form: /api/v1/jobs/{job_id}. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: AuthKind;
+  /** Largest accepted request body in bytes (after decompression); routes with a body schema only. */
+  bodyLimitBytes?: number;
+  request?: R;
+  /** Top-level body fields that never reach Postgres and so may hold U+0000. */
+  nulAllowedFields?: readonly string[];
+  responses: Partial<Record<number, ResponseDoc>>;
+  /** Error-envelope answers the handler itself may give, by status: the codes and when. */
+  errors?: Partial<Record<number, string>>;
+  deprecation?: Deprecation;
+  /** False for routes served but left out of the OpenAPI document (the document itself). */
+  documented?: boolean;
+  /** Extra top-level fields for the error envelope of a failed call (e.g. billing of a refunded job). */
+  errorFields?(err: TrawlError, ctx: Context): Record<string, unknown> | undefined;
+  handler(input: RouteInput<R>): Promise<void> | void;
+}
+
+/** Any route, with its request types erased: what the table holds. */
+export type AnyRoute = RouteSpec<any>;
+
+export function defineRoute<R extends RequestSchemas>(spec: RouteSpec<R>): AnyRoute {
+  return spec as AnyRoute;
+}
+
+/** The label request logs carry for a route: "GET /api/v1/jobs/{job_id}". */
+export function routeLabel(route: Pick<AnyRoute, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
+}
