@@ -1,44 +1,35 @@
 import { randomUUID } from 'node:crypto';
-import { create, fromBinary, type JsonObject } from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
-import type { JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
-import type pg from 'pg';
 import { TrawlError, isErrorCode } from '../../common/errors.js';
-import type { Logger } from '../../common/logger.js';
-import type { NatsNames } from '../../common/nats-names.js';
-import { ExtractResponseSchema, ExtractService } from '../../proto/gen/trawl/v1/extract_pb.js';
-import { ScrapeResultSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
-import type { Authenticator } from '../accounts/authenticator.js';
-import { withTransaction } from '../billing/ledger.js';
-import { EXTRACT_LARGE_PRICE, EXTRACT_LARGE_THRESHOLD_CHARS, EXTRACT_PRICE } from '../billing/prices.js';
-import { EXTRACT_TIMEOUT_MS, extractRequestToJson, publishAttempt } from '../scheduler/dispatcher.js';
-import { failJob, lockJob } from '../scheduler/job-settlement.js';
-import { announceJobSignal, watchJob } from '../scheduler/job-waiters.js';
-import { admitJob } from '../scrape/admission.js';
-import { authenticateCall } from '../scrape/scrape-service.js';
 import { validateExtractionSchema } from '../../common/extraction-schema.js';
-
-export const MAX_EXTRACT_CONTENT_BYTES = 5 * 1024 * 1024;
-/** Extract is priced as a tier 3.5 scrape (SPEC 2.1); it runs on the extract pool. */
-const EXTRACT_TIER = '3.5';
-const EXTRACT_POOL = 'extract';
+import { EXTRACT_TIMEOUT_MS, MAX_EXTRACT_CONTENT_BYTES, PARKED_INPUT_TTL_SECONDS } from '../../common/limits.js';
+import type { Logger } from '../../common/logger.js';
+import { extractPrice } from '../../common/pricing.js';
+import type { RedisKeys } from '../../common/redis-keys.js';
+import { EXTRACT_POOL, EXTRACT_TIER } from '../../common/tiers.js';
+import { ExtractResponseSchema, ExtractService } from '../../proto/gen/trawl/v1/extract_pb.js';
+import { callerOf } from '../accounts/caller.js';
+import { admitJob } from '../jobs/admission.js';
+import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
+import type { Db } from '../jobs/job-store.js';
+import { resultOf, type JobLoader } from '../jobs/job-view.js';
+import { failOpenJob } from '../jobs/lifecycle.js';
+import { extractRequestToJson, type Dispatcher } from '../scheduler/dispatcher.js';
 
 export interface ExtractServiceDeps {
-  pool: pg.Pool;
+  pool: Db;
   redis: Redis;
-  nc: NatsConnection;
-  js: JetStreamClient;
-  names: NatsNames;
-  authenticator: Authenticator;
+  keys: RedisKeys;
+  dispatcher: Dispatcher;
+  signals: JobSignals;
   llmConfigured: boolean;
+  jobs: JobLoader;
   log: Logger;
 }
 
-export function extractPrice(chars: number): number {
-  return chars > EXTRACT_LARGE_THRESHOLD_CHARS ? EXTRACT_LARGE_PRICE : EXTRACT_PRICE;
-}
+const MEGABYTE = 1024 * 1024;
 
 /**
  * Runs caller-supplied content through the extract pool. The content waits in
@@ -49,12 +40,15 @@ export function extractPrice(chars: number): number {
 export function createExtractService(deps: ExtractServiceDeps): ServiceImpl<typeof ExtractService> {
   return {
     async extract(req, ctx) {
-      const auth = await authenticateCall(deps.authenticator, ctx);
+      const caller = callerOf(ctx);
       if (req.content.trim() === '') throw new TrawlError('CONTENT_BLANK', 'content must not be blank');
       if (req.extractionSchema !== undefined) validateExtractionSchema(req.extractionSchema);
       const bytes = Buffer.byteLength(req.content, 'utf8');
       if (bytes > MAX_EXTRACT_CONTENT_BYTES) {
-        throw new TrawlError('CONTENT_OVER_LIMIT', 'content is over the 5 MB limit', { size_bytes: bytes, limit_bytes: MAX_EXTRACT_CONTENT_BYTES });
+        throw new TrawlError('CONTENT_OVER_LIMIT', `content is over the ${MAX_EXTRACT_CONTENT_BYTES / MEGABYTE} MB limit`, {
+          size_bytes: bytes,
+          limit_bytes: MAX_EXTRACT_CONTENT_BYTES,
+        });
       }
       if (req.extractionPrompt && !deps.llmConfigured) {
         throw new TrawlError('SERVICE_UNAVAILABLE', 'LLM extraction is not configured on this service');
@@ -62,15 +56,15 @@ export function createExtractService(deps: ExtractServiceDeps): ServiceImpl<type
       const chars = [...req.content].length;
       const price = extractPrice(chars);
       const jobId = randomUUID();
-      const inputKey = `${deps.names.workStream}:extract-input:${jobId}`;
+      const inputKey = deps.keys.extractInput(jobId);
       const waitMs = Math.min(req.waitMs || EXTRACT_TIMEOUT_MS, EXTRACT_TIMEOUT_MS);
-      await deps.redis.set(inputKey, req.content, 'EX', 3600);
+      await deps.redis.set(inputKey, req.content, 'EX', PARKED_INPUT_TTL_SECONDS);
 
       let admitted;
       try {
         admitted = await admitJob(
           deps.pool,
-          auth,
+          caller,
           {
             id: jobId,
             kind: 'extract',
@@ -94,38 +88,28 @@ export function createExtractService(deps: ExtractServiceDeps): ServiceImpl<type
         throw err;
       }
 
-      const waiter = watchJob(deps.nc, deps.names, jobId);
+      const waiter = deps.signals.watch(jobId);
+      let signal: JobSignal | null;
       try {
-        await publishAttempt(deps, admitted.job, admitted.attempt).catch((err) =>
+        await deps.dispatcher.publish(admitted.job, admitted.attempt).catch((err) =>
           deps.log.warn({ err, jobId }, 'publishing an extract task failed; the sweeper will retry'),
         );
-        await waiter.wait(waitMs, (s) => s.kind === 'ended');
+        signal = await waiter.wait(waitMs, (s) => s.kind === 'ended');
       } finally {
         waiter.close();
       }
-
-      const timedOut = await withTransaction(deps.pool, async (client) => {
-        const job = await lockJob(client, jobId);
-        if (!job || (job.status !== 'pending' && job.status !== 'running')) return false;
-        await failJob(client, job, { code: 'TIMEOUT', message: 'The extraction did not finish in time' });
-        return true;
-      });
-      if (timedOut) announceJobSignal(deps.nc, deps.names, jobId, { kind: 'ended' });
+      // Still running at the deadline: failed and refunded here, so a late report cannot charge it.
+      if (!signal) await failOpenJob(deps, jobId, { code: 'TIMEOUT', message: 'The extraction did not finish in time' });
       await deps.redis.del(inputKey);
 
-      const row = await deps.pool.query<{
-        status: string; charged_microcents: string; result_key: string | null;
-        error_code: string | null; error_message: string | null; error_details: JsonObject | null;
-      }>('SELECT status, charged_microcents, result_key, error_code, error_message, error_details FROM jobs WHERE id = $1', [jobId]);
-      const job = row.rows[0]!;
-      if (job.status !== 'succeeded') {
+      const loaded = await deps.jobs.load(jobId, caller.accountId, signal?.kind === 'ended' ? signal.record : undefined);
+      if (!loaded) throw new TrawlError('INTERNAL_ERROR', 'The job record vanished');
+      const { record: job } = loaded;
+      const result = resultOf(loaded);
+      if (job.status !== 'succeeded' || !result) {
         const code = job.error_code && isErrorCode(job.error_code) ? job.error_code : 'EXTRACTION_FAILED';
         throw new TrawlError(code, job.error_message ?? 'The extraction failed', { ...(job.error_details ?? {}), extract_id: jobId, refunded: true });
       }
-      const stored = job.result_key ? await deps.redis.getBuffer(job.result_key) : null;
-      if (!stored) throw new TrawlError('INTERNAL_ERROR', 'The extraction result is missing');
-      const result = fromBinary(ScrapeResultSchema, stored);
-      const balance = await deps.pool.query<{ balance_microcents: string }>('SELECT balance_microcents FROM accounts WHERE id = $1', [auth.accountId]);
       return create(ExtractResponseSchema, {
         extractId: jobId,
         formats: result.content,
@@ -135,7 +119,7 @@ export function createExtractService(deps: ExtractServiceDeps): ServiceImpl<type
         contentSizeChars: BigInt(chars),
         filteredContent: result.filteredContent,
         evidence: result.evidence,
-        balanceMicrocents: BigInt(balance.rows[0]?.balance_microcents ?? 0),
+        balanceMicrocents: loaded.balanceMicrocents,
       });
     },
   };

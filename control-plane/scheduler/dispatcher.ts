@@ -1,31 +1,21 @@
-import { create, toBinary, toJson, fromJson, type JsonObject } from '@bufbuild/protobuf';
+import { create, fromJson, toBinary, toJson, type JsonObject } from '@bufbuild/protobuf';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import type pg from 'pg';
+import { DEFAULT_FETCH_TIMEOUT_S } from '../../common/limits.js';
+import type { Logger } from '../../common/logger.js';
 import type { NatsNames } from '../../common/nats-names.js';
-import { ScrapeTaskSchema, type ScrapeTask } from '../../proto/gen/trawl/v1/work_pb.js';
-import { ScrapeRequestSchema, type ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import { ExtractRequestSchema, type ExtractRequest } from '../../proto/gen/trawl/v1/extract_pb.js';
-
-export interface AttemptRow {
-  id: string;
-  job_id: string;
-  attempt_number: number;
-  tier: string;
-  pool: string;
-  price_microcents: number | string;
-}
-
-export interface JobForTask {
-  id: string;
-  account_id: string;
-  kind: string;
-  request: JsonObject;
-  deadline_at: Date;
-  input_key: string | null;
-}
-
-/** Extract jobs run for at most the sync deadline; their content waits in Redis. */
-export const EXTRACT_TIMEOUT_MS = 85_000;
+import { ScrapeRequestSchema, type ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
+import {
+  AttemptRefSchema,
+  ExtractTaskSchema,
+  FetchTaskSchema,
+  PipelineOptionsSchema,
+  TaskSchema,
+  type PipelineOptions,
+  type Task,
+} from '../../proto/gen/trawl/v1/work_pb.js';
+import { markAttemptsPublished, type AttemptRow, type Db, type JobForTask } from '../jobs/job-store.js';
+import { createWriteBatcher } from '../jobs/write-batcher.js';
 
 export function requestToJson(request: ScrapeRequest): JsonObject {
   return toJson(ScrapeRequestSchema, request) as JsonObject;
@@ -36,79 +26,107 @@ export function extractRequestToJson(request: ExtractRequest): JsonObject {
   return toJson(ExtractRequestSchema, { ...request, content: '' }) as JsonObject;
 }
 
-function scrapeTask(job: JobForTask, attempt: AttemptRow): ScrapeTask {
+/** What the pipeline makes of the document, from the fields scrape and extract requests share. */
+function pipelineOptions(
+  req: Pick<ScrapeRequest, 'formats' | 'extractionSchema' | 'extractionProfile' | 'extractionPrompt' | 'ragOptions'>,
+  options: { onlyMainContent: boolean; evidence?: boolean },
+): PipelineOptions {
+  return create(PipelineOptionsSchema, {
+    formats: req.formats,
+    extractionSchema: req.extractionSchema,
+    extractionProfile: req.extractionProfile,
+    extractionPrompt: req.extractionPrompt,
+    ragChunkSize: req.ragOptions?.chunkSize,
+    ragOverlap: req.ragOptions?.overlap,
+    ...options,
+  });
+}
+
+function fetchPayload(job: JobForTask): Task['payload'] {
   const req = fromJson(ScrapeRequestSchema, job.request, { ignoreUnknownFields: true });
   const advanced = req.advanced ?? {};
-  return create(ScrapeTaskSchema, {
-    kind: 'scrape',
-    url: req.url,
-    method: req.method || 'GET',
-    // A parked body (see INLINE_BODY_LIMIT_BYTES) is read by the worker from Redis.
-    body: job.input_key ? '' : req.body,
-    inputKey: job.input_key ?? '',
-    contentType: req.contentType || 'application/json',
-    timeoutMs: (req.timeout || 90) * 1000,
-    formats: req.formats,
-    includeRawHtml: req.includeRawHtml,
-    extractionSchema: req.extractionSchema,
-    extractionProfile: req.extractionProfile,
-    extractionPrompt: req.extractionPrompt,
-    onlyMainContent: advanced['only_main_content'] !== false,
-    ragChunkSize: req.ragOptions?.chunkSize,
-    ragOverlap: req.ragOptions?.overlap,
-    ...identity(job, attempt),
-  });
-}
-
-function extractTask(job: JobForTask, attempt: AttemptRow): ScrapeTask {
-  const req = fromJson(ExtractRequestSchema, job.request, { ignoreUnknownFields: true });
-  return create(ScrapeTaskSchema, {
-    kind: 'extract',
-    url: req.sourceUrl ?? '',
-    method: 'GET',
-    contentType: 'application/json',
-    timeoutMs: EXTRACT_TIMEOUT_MS,
-    formats: req.formats,
-    extractionSchema: req.extractionSchema,
-    extractionProfile: req.extractionProfile,
-    extractionPrompt: req.extractionPrompt,
-    onlyMainContent: true,
-    inputKey: job.input_key ?? '',
-    inputContentType: req.contentType,
-    evidence: req.evidence,
-    ragChunkSize: req.ragOptions?.chunkSize,
-    ragOverlap: req.ragOptions?.overlap,
-    ...identity(job, attempt),
-  });
-}
-
-function identity(job: JobForTask, attempt: AttemptRow) {
   return {
-    jobId: job.id,
-    attemptId: attempt.id,
-    attemptNumber: attempt.attempt_number,
-    tier: attempt.tier,
-    pool: attempt.pool,
-    deadlineUnixMs: BigInt(job.deadline_at.getTime()),
-    accountId: job.account_id,
+    case: 'fetch',
+    value: create(FetchTaskSchema, {
+      url: req.url,
+      method: req.method || 'GET',
+      // A parked body (see INLINE_BODY_LIMIT_BYTES) is read by the worker from Redis.
+      body: job.input_key ? '' : req.body,
+      inputKey: job.input_key ?? '',
+      contentType: req.contentType || 'application/json',
+      timeoutMs: (req.timeout || DEFAULT_FETCH_TIMEOUT_S) * 1000,
+      includeRawHtml: req.includeRawHtml,
+      pipeline: pipelineOptions(req, { onlyMainContent: advanced['only_main_content'] !== false }),
+    }),
   };
 }
 
-export function buildTask(job: JobForTask, attempt: AttemptRow): ScrapeTask {
-  return job.kind === 'extract' ? extractTask(job, attempt) : scrapeTask(job, attempt);
+function extractPayload(job: JobForTask): Task['payload'] {
+  const req = fromJson(ExtractRequestSchema, job.request, { ignoreUnknownFields: true });
+  return {
+    case: 'extract',
+    value: create(ExtractTaskSchema, {
+      sourceUrl: req.sourceUrl ?? '',
+      inputKey: job.input_key ?? '',
+      contentType: req.contentType,
+      pipeline: pipelineOptions(req, { onlyMainContent: true, evidence: req.evidence }),
+    }),
+  };
+}
+
+/** The task envelope of one attempt: which attempt it is, and the payload its pool runs. */
+export function buildTask(job: JobForTask, attempt: AttemptRow): Task {
+  return create(TaskSchema, {
+    attempt: create(AttemptRefSchema, {
+      jobId: job.id,
+      attemptId: attempt.id,
+      attemptNumber: attempt.attempt_number,
+      tier: attempt.tier,
+      pool: attempt.pool,
+      deadlineUnixMs: BigInt(job.deadline_at.getTime()),
+      accountId: job.account_id,
+    }),
+    payload: job.kind === 'extract' ? extractPayload(job) : fetchPayload(job),
+  });
+}
+
+export interface Dispatcher {
+  /** Publishes an attempt's task; resolves once JetStream has it. */
+  publish(job: JobForTask, attempt: AttemptRow): Promise<void>;
+  /** Waits for the outbox flags still being written. */
+  stop(): Promise<void>;
 }
 
 /**
- * Publishes an attempt's task and marks it published (the outbox flag). The
- * attempt id is the message id, so a second publish of the same attempt
- * inside the duplicate window is dropped by JetStream.
+ * How long outbox flags gather before they are written together. The sweeper
+ * only republishes attempts still queued (a started attempt needs no flag)
+ * and unflagged for longer than its own threshold, which is longer than this.
  */
-export async function publishAttempt(
-  deps: { js: JetStreamClient; names: NatsNames; pool: pg.Pool },
-  job: JobForTask,
-  attempt: AttemptRow,
-): Promise<void> {
-  const task = buildTask(job, attempt);
-  await deps.js.publish(deps.names.workSubject(attempt.pool), toBinary(ScrapeTaskSchema, task), { msgID: attempt.id });
-  await deps.pool.query('UPDATE job_attempts SET published = true WHERE id = $1', [attempt.id]);
+const PUBLISHED_FLAG_DELAY_MS = 1_000;
+
+/**
+ * Publishes tasks on the pool's WORK subject with the attempt id as message
+ * id, so a second publish of the same attempt inside the duplicate window is
+ * dropped by JetStream. Tasks published in the same turn of the event loop
+ * leave in one write to NATS. The outbox flag (`published`) is then set for
+ * many attempts in one statement; an attempt whose flag is never written is
+ * published again by the sweeper, and the duplicate dropped.
+ */
+export function createDispatcher(deps: { js: JetStreamClient; names: NatsNames; pool: Db; log: Logger }): Dispatcher {
+  const sendTogether = createWriteBatcher<() => void>(async (sends) => sends.forEach((send) => send()), { maxBatch: 256 });
+  const published = createWriteBatcher<string>((ids) => markAttemptsPublished(deps.pool, ids), { maxBatch: 500, delayMs: PUBLISHED_FLAG_DELAY_MS });
+  return {
+    async publish(job, attempt) {
+      const data = toBinary(TaskSchema, buildTask(job, attempt));
+      let stored: Promise<unknown> = Promise.resolve();
+      await sendTogether.add(() => {
+        stored = deps.js.publish(deps.names.workSubject(attempt.pool), data, { msgID: attempt.id });
+      });
+      await stored;
+      published.add(attempt.id).catch((err: unknown) => {
+        deps.log.warn({ err, attemptId: attempt.id }, 'marking a task published failed; the sweeper publishes it again');
+      });
+    },
+    stop: () => published.drain(),
+  };
 }

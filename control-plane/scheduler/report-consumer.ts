@@ -1,20 +1,23 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
-import type pg from 'pg';
+import { ensureConsumer } from '../../common/jetstream.js';
 import type { Logger } from '../../common/logger.js';
 import type { NatsNames } from '../../common/nats-names.js';
 import { AttemptReportSchema, type AttemptReport } from '../../proto/gen/trawl/v1/work_pb.js';
-import { publishAttempt } from './dispatcher.js';
-import { announceJobSignal } from './job-waiters.js';
+import type { JobSignals } from '../jobs/job-signals.js';
+import type { Db } from '../jobs/job-store.js';
+import { createStartRecorder } from '../jobs/lifecycle.js';
+import { createWriteBatcher } from '../jobs/write-batcher.js';
+import type { Dispatcher } from './dispatcher.js';
 import { applyAttemptReport } from './report-handler.js';
 
 export interface ReportConsumerDeps {
-  nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
   names: NatsNames;
-  pool: pg.Pool;
+  pool: Db;
+  dispatcher: Dispatcher;
+  signals: JobSignals;
   log: Logger;
 }
 
@@ -28,26 +31,27 @@ const REPORT_CONCURRENCY = 8;
  */
 export async function startReportConsumer(deps: ReportConsumerDeps): Promise<{ stop(): Promise<void> }> {
   const { names } = deps;
-  try {
-    await deps.jsm.consumers.info(names.reportsStream, names.reportsConsumer);
-  } catch {
-    await deps.jsm.consumers.add(names.reportsStream, {
-      durable_name: names.reportsConsumer,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: 30e9,
-      max_deliver: -1,
-    });
-  }
+  await ensureConsumer(deps.jsm, names.reportsStream, {
+    durable_name: names.reportsConsumer,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: 30e9,
+    max_deliver: -1,
+  });
   const consumer = await deps.js.consumers.get(names.reportsStream, names.reportsConsumer);
-  const messages = await consumer.consume({ max_messages: 2 * REPORT_CONCURRENCY });
+  const messages = await consumer.consume({ max_messages: 4 * REPORT_CONCURRENCY });
+  const started = createStartRecorder(deps.pool);
+  // Acks given in the same turn of the event loop leave in one write to NATS.
+  const acks = createWriteBatcher<JsMsg>(async (done) => done.forEach((msg) => msg.ack()), { maxBatch: 256 });
+  const reportDeps = { pool: deps.pool, started, log: deps.log };
 
   const apply = async (msg: JsMsg, report: AttemptReport): Promise<void> => {
     try {
-      const effects = await applyAttemptReport(deps, report);
-      for (const item of effects.dispatch) await publishAttempt(deps, item.job, item.attempt);
-      for (const { jobId, signal } of effects.signals) announceJobSignal(deps.nc, names, jobId, signal);
-      msg.ack();
+      const effects = await applyAttemptReport(reportDeps, report);
+      for (const item of effects.dispatch) await deps.dispatcher.publish(item.job, item.attempt);
+      for (const { jobId, signal } of effects.signals) deps.signals.announce(jobId, signal);
+      // A lost ack only means the report comes again, and is applied as a no-op.
+      acks.add(msg).catch((err: unknown) => deps.log.warn({ err }, 'acking an attempt report failed'));
     } catch (err) {
       deps.log.error({ err }, 'applying an attempt report failed; it will be redelivered');
       msg.nak(1000);
@@ -83,6 +87,8 @@ export async function startReportConsumer(deps: ReportConsumerDeps): Promise<{ s
     async stop() {
       await messages.close();
       await done;
+      await started.drain();
+      await acks.drain();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { TrawlError } from '../../common/errors.js';
-import { TIER_ORDER, TIER_PRICES, MICROCENTS_PER_CREDIT } from '../billing/prices.js';
+import { tierPrice, toCredits, toMicrocents } from '../../common/pricing.js';
+import { BROWSER_TIER, DEFAULT_MAX_TIER, PREMIUM_PROXY_TIER, SLOW_TIER, TIER_ORDER, tierRank as rank } from '../../common/tiers.js';
 
 export interface TierPlanInput {
   mode: string;
@@ -23,11 +24,10 @@ export interface TierPlan {
   maxCostMicrocents: number;
 }
 
-const CALLER_MAX_TIER = '4';
-/** Where prefer_speed starts: the first tier that passes common browser checks. */
-const RELIABLE_TIER = '3';
-
-const rank = (tier: string) => TIER_ORDER.indexOf(tier as (typeof TIER_ORDER)[number]);
+/** Modes run by a pool of their own, which no deployment has yet. */
+const POOL_MODES: ReadonlySet<string> = new Set(['pdf', 'ocr']);
+/** The highest tier html mode uses: the HTTP tiers. */
+const HTML_MAX_TIER = '2';
 
 /**
  * Decides which tiers a scrape may run on and what it reserves. This is the
@@ -36,7 +36,7 @@ const rank = (tier: string) => TIER_ORDER.indexOf(tier as (typeof TIER_ORDER)[nu
  */
 export function planTiers(input: TierPlanInput): TierPlan {
   const { costControls: cc } = input;
-  const maxTier = cc.maxTier ?? CALLER_MAX_TIER;
+  const maxTier = cc.maxTier ?? DEFAULT_MAX_TIER;
   if (cc.forceTier !== undefined && rank(cc.forceTier) > rank(maxTier)) {
     throw new TrawlError('VALIDATION_ERROR', 'cost_controls.force_tier cannot exceed cost_controls.max_tier', {
       fields: [{ field: 'cost_controls.force_tier', message: `tier ${cc.forceTier} is above max_tier ${maxTier}` }],
@@ -47,7 +47,7 @@ export function planTiers(input: TierPlanInput): TierPlan {
   if (cc.forceTier !== undefined) {
     candidates = [cc.forceTier];
   } else if (input.renderJs || input.mode === 'js') {
-    if (rank(maxTier) < rank('4')) {
+    if (rank(maxTier) < rank(BROWSER_TIER)) {
       const field = input.renderJs ? 'advanced.render_js' : 'mode';
       throw new TrawlError('VALIDATION_ERROR', `${field} needs the browser tier 4, above cost_controls.max_tier ${maxTier}`, {
         fields: [
@@ -56,20 +56,20 @@ export function planTiers(input: TierPlanInput): TierPlan {
         ],
       });
     }
-    candidates = ['4'];
-  } else if (input.mode === 'pdf' || input.mode === 'ocr') {
+    candidates = [BROWSER_TIER];
+  } else if (POOL_MODES.has(input.mode)) {
     throw new TrawlError('SERVICE_UNAVAILABLE', `mode "${input.mode}" needs the ${input.mode} pool, which is not deployed on this service`);
   } else {
-    const ceiling = input.mode === 'html' ? Math.min(rank(maxTier), rank('2')) : rank(maxTier);
-    candidates = TIER_ORDER.filter((t) => rank(t) <= ceiling && t !== '3.5');
+    const ceiling = input.mode === 'html' ? Math.min(rank(maxTier), rank(HTML_MAX_TIER)) : rank(maxTier);
+    candidates = TIER_ORDER.filter((t) => rank(t) <= ceiling && t !== PREMIUM_PROXY_TIER);
     if (cc.preferSpeed && !cc.preferCost) {
-      candidates = candidates.filter((t) => rank(t) >= rank(RELIABLE_TIER));
+      candidates = candidates.filter((t) => rank(t) >= rank(SLOW_TIER));
       if (candidates.length === 0) {
         const limit = input.mode === 'html' ? 'mode' : 'cost_controls.max_tier';
-        throw new TrawlError('VALIDATION_ERROR', `cost_controls.prefer_speed starts at tier ${RELIABLE_TIER}, which ${limit} rules out`, {
+        throw new TrawlError('VALIDATION_ERROR', `cost_controls.prefer_speed starts at tier ${SLOW_TIER}, which ${limit} rules out`, {
           fields: [
-            { field: 'cost_controls.prefer_speed', message: `starts at tier ${RELIABLE_TIER}`, code: 'conflict' },
-            { field: limit, message: `allows nothing from tier ${RELIABLE_TIER} up`, code: 'conflict' },
+            { field: 'cost_controls.prefer_speed', message: `starts at tier ${SLOW_TIER}`, code: 'conflict' },
+            { field: limit, message: `allows nothing from tier ${SLOW_TIER} up`, code: 'conflict' },
           ],
         });
       }
@@ -77,13 +77,13 @@ export function planTiers(input: TierPlanInput): TierPlan {
   }
 
   if (cc.maxCredits !== undefined) {
-    const budget = cc.maxCredits * MICROCENTS_PER_CREDIT;
-    const affordable = candidates.filter((t) => (TIER_PRICES[t] ?? Infinity) <= budget);
+    const budget = toMicrocents(cc.maxCredits);
+    const affordable = candidates.filter((t) => tierPrice(t) <= budget);
     if (affordable.length === 0) {
-      const cheapest = Math.min(...candidates.map((t) => TIER_PRICES[t] ?? Infinity));
+      const cheapest = Math.min(...candidates.map(tierPrice));
       throw new TrawlError('EXCEEDS_COST_LIMIT', 'the cheapest tier this request can use costs more than cost_controls.max_credits', {
         max_credits: cc.maxCredits,
-        estimated_credits: cheapest / MICROCENTS_PER_CREDIT,
+        estimated_credits: toCredits(cheapest),
       });
     }
     candidates = affordable;
@@ -97,11 +97,26 @@ export function planTiers(input: TierPlanInput): TierPlan {
     });
   }
   const tiers = cc.failFast ? deployed.slice(0, 1) : deployed;
-  return { tiers, maxCostMicrocents: Math.max(...tiers.map((t) => TIER_PRICES[t] ?? 0)) };
+  return { tiers, maxCostMicrocents: Math.max(...tiers.map(tierPrice)) };
 }
 
 /** The next tier after `current` in the plan, if escalation should continue. */
 export function nextTier(plan: readonly string[], current: string): string | undefined {
   const at = plan.indexOf(current);
   return at >= 0 ? plan[at + 1] : undefined;
+}
+
+/**
+ * The plan an estimate prices. A request this deployment cannot run is
+ * priced as if every tier were deployed (a pdf or ocr document is fetched
+ * like any page), and marked not runnable.
+ */
+export function estimateTiers(input: TierPlanInput): { plan: TierPlan; runnable: boolean } {
+  try {
+    return { plan: planTiers(input), runnable: true };
+  } catch (err) {
+    if (!(err instanceof TrawlError) || err.code !== 'SERVICE_UNAVAILABLE') throw err;
+    const mode = POOL_MODES.has(input.mode) ? 'auto' : input.mode;
+    return { plan: planTiers({ ...input, mode, availableTiers: TIER_ORDER }), runnable: false };
+  }
 }

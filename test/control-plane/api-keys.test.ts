@@ -9,13 +9,13 @@ import {
   generateApiKey,
   isWellFormedApiKey,
 } from '../../control-plane/accounts/api-keys.js';
-import { getStack, type TestStack } from '../support/stack.js';
+import { getControlPlaneServices, type ControlPlaneServices } from './support/database.js';
 
 describe('API keys', function () {
   this.timeout(60_000);
-  let stack: TestStack;
+  let stack: ControlPlaneServices;
   before(async () => {
-    stack = await getStack();
+    stack = await getControlPlaneServices();
   });
 
   it('generates well-formed, distinct live and test keys', () => {

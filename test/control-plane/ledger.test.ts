@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { createAccount } from '../../control-plane/accounts/api-keys.js';
 import { applyLedgerEntry, withTransaction } from '../../control-plane/billing/ledger.js';
 import { balanceOf } from '../support/api.js';
-import { getStack, type TestStack } from '../support/stack.js';
+import { getControlPlaneServices, type ControlPlaneServices } from './support/database.js';
 
 describe('the money ledger (Postgres)', function () {
   this.timeout(60_000);
-  let stack: TestStack;
+  let stack: ControlPlaneServices;
   before(async () => {
-    stack = await getStack();
+    stack = await getControlPlaneServices();
   });
 
   it('applies an entry once however often it is retried', async () => {

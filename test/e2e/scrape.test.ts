@@ -132,6 +132,20 @@ describe('POST /api/v1/scrape (tier 1, end to end)', function () {
       expect(job.error).to.equal(null);
     });
 
+    it('answers 410 RESULT_UNAVAILABLE for a succeeded job whose stored result is gone', async () => {
+      const api = apiClient(stack.baseUrl, account.key);
+      const res = await api.post('/api/v1/scrape', { url: `${site.url}/article`, sync: false, formats: ['markdown'] });
+      const job = await pollJob(api, res.body.poll_url, 20_000);
+      expect(job.status).to.equal('succeeded');
+      const stored = await stack.redis.keys(`*result:${res.body.job_id}:*`);
+      expect(stored).to.have.length(1);
+      await stack.redis.del(stored[0]!);
+      const gone = await api.get(res.body.poll_url);
+      expect(gone.status).to.equal(410);
+      expect(gone.body.error).to.equal('RESULT_UNAVAILABLE');
+      expect(gone.body.details).to.include({ job_id: res.body.job_id, completed_at: job.completed_at, kept_hours: 24 });
+    });
+
     it("does not show one account's job to another", async () => {
       const api = apiClient(stack.baseUrl, account.key);
       const res = await api.post('/api/v1/scrape', { url: `${site.url}/article`, sync: false });

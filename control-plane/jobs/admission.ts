@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { ERROR_STATUS, TrawlError } from '../../common/errors.js';
+import { toCredits } from '../../common/pricing.js';
+import type { AuthenticatedKey } from '../accounts/api-keys.js';
+import { jobReference } from '../billing/ledger.js';
+import { insertJobWithReservation, type AttemptRow, type Db, type JobForTask, type JobRequestFields } from './job-store.js';
+
+export interface AdmittedJob {
+  job: JobForTask;
+  attempt: AttemptRow;
+  balanceMicrocents: number;
+}
+
+export interface JobSpec extends JobRequestFields {
+  id?: string;
+  /** The first attempt's pool and price. */
+  pool: string;
+  attemptPriceMicrocents: number;
+  inputKey?: string;
+  /** Shown as estimated_tier when the balance cannot cover the reservation. */
+  estimatedTier: string;
+}
+
+const REJECTION_MESSAGE = 'The balance cannot cover this request';
+
+/**
+ * Reserves and records a job with its first attempt in one statement. A
+ * balance that cannot cover the reservation records the job as rejected (so
+ * polling its id answers `rejected`) and throws INSUFFICIENT_CREDITS.
+ */
+export async function admitJob(db: Db, caller: AuthenticatedKey, spec: JobSpec, requestId: string): Promise<AdmittedJob> {
+  const jobId = spec.id ?? randomUUID();
+  const attempt: AttemptRow = {
+    id: randomUUID(),
+    job_id: jobId,
+    attempt_number: 1,
+    tier: spec.tierPlan[0]!,
+    pool: spec.pool,
+    price_microcents: spec.attemptPriceMicrocents,
+  };
+  const { kind, url, mode, formats, sync, request, tierPlan, reserveMicrocents, deadline } = spec;
+  const outcome = await insertJobWithReservation(db, {
+    kind, url, mode, formats, sync, request, tierPlan, reserveMicrocents, deadline,
+    id: jobId,
+    accountId: caller.accountId,
+    apiKeyId: caller.keyId,
+    requestId,
+    inputKey: spec.inputKey ?? null,
+    ledgerReference: jobReference(jobId),
+    firstAttempt: attempt,
+    rejection: { code: 'INSUFFICIENT_CREDITS', message: REJECTION_MESSAGE, httpStatus: ERROR_STATUS.INSUFFICIENT_CREDITS },
+  });
+  if (!outcome.admitted) {
+    throw new TrawlError('INSUFFICIENT_CREDITS', REJECTION_MESSAGE, {
+      required_credits: toCredits(spec.reserveMicrocents),
+      available_credits: toCredits(outcome.balanceMicrocents),
+      estimated_tier: spec.estimatedTier,
+      job_id: jobId,
+    });
+  }
+  return {
+    job: { id: jobId, account_id: caller.accountId, kind: spec.kind, request: spec.request, deadline_at: spec.deadline, input_key: spec.inputKey ?? null },
+    attempt,
+    balanceMicrocents: outcome.balanceMicrocents,
+  };
+}

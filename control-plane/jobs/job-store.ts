@@ -1,0 +1,380 @@
+import type { JsonObject } from '@bufbuild/protobuf';
+import type pg from 'pg';
+import { ledgerEntryCtes } from '../billing/ledger.js';
+
+/**
+ * Every statement on jobs and job_attempts. Each state change is one
+ * statement (one round trip, its own transaction) guarded by the row's
+ * current state, so a repeated call (a redelivered report, a second sweeper)
+ * changes nothing the second time.
+ */
+export type Db = pg.Pool | pg.PoolClient;
+
+/** Runs a statement prepared once per connection, so Postgres parses and plans its text once. */
+function run<R extends pg.QueryResultRow>(db: Db, name: string, text: string, values: unknown[]) {
+  return db.query<R>({ name: `trawl-${name}`, text, values });
+}
+
+export interface AttemptRow {
+  id: string;
+  job_id: string;
+  attempt_number: number;
+  tier: string;
+  pool: string;
+  price_microcents: number | string;
+}
+
+/** What a task is built from. */
+export interface JobForTask {
+  id: string;
+  account_id: string;
+  kind: string;
+  request: JsonObject;
+  deadline_at: Date;
+  input_key: string | null;
+}
+
+/** What a job is asked to do, as recorded. */
+export interface JobRequestFields {
+  kind: 'scrape' | 'extract';
+  url: string;
+  mode: string;
+  formats: string[];
+  sync: boolean;
+  request: JsonObject;
+  tierPlan: string[];
+  reserveMicrocents: number;
+  deadline: Date;
+}
+
+export interface NewJob extends JobRequestFields {
+  id: string;
+  accountId: string;
+  apiKeyId: string;
+  requestId: string;
+  inputKey: string | null;
+  ledgerReference: string;
+  firstAttempt: AttemptRow;
+  /** Recorded on the job when the reservation is refused. */
+  rejection: { code: string; message: string; httpStatus: number };
+}
+
+const INSERT_JOB_SQL = `WITH ledger_input AS (SELECT $2::uuid AS account_id, 'reserve'::text AS kind, -($12::bigint) AS amount, $19::text AS reference),
+     ${ledgerEntryCtes('ledger_input')},
+     job AS (
+       INSERT INTO jobs (id, account_id, api_key_id, kind, status, url, mode, formats, sync, request, tier_plan, current_tier,
+                         attempts, reserved_microcents, request_id, deadline_at, input_key, completed_at,
+                         error_code, error_message, error_http_status)
+       SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, CASE WHEN ok THEN 'pending' ELSE 'rejected' END, $5::text, $6::text,
+              $7::text[], $8::boolean, $9::jsonb, $10::text[], $11::text,
+              CASE WHEN ok THEN 1 ELSE 0 END, CASE WHEN ok THEN $12::bigint ELSE 0 END, $13::text, $14::timestamptz, $15::text,
+              CASE WHEN ok THEN NULL ELSE now() END, CASE WHEN ok THEN NULL ELSE $20::text END,
+              CASE WHEN ok THEN NULL ELSE $21::text END, CASE WHEN ok THEN NULL ELSE $22::integer END
+       FROM (SELECT EXISTS (SELECT 1 FROM ledger_entry) AS ok) AS reservation
+       RETURNING id, status
+     ), attempt AS (
+       INSERT INTO job_attempts (id, job_id, attempt_number, tier, pool, status, price_microcents)
+       SELECT $16::uuid, id, 1, $11::text, $17::text, 'queued', $18::bigint FROM job WHERE status = 'pending'
+     )
+     SELECT (SELECT balance_microcents FROM ledger_account) AS before, (SELECT balance_after_microcents FROM ledger_entry) AS after`;
+
+/**
+ * Reserves the job's price, records the job and its first attempt in one
+ * statement. A balance that cannot cover the reservation records the job as
+ * rejected, without an attempt. Answers the balance before and, when the
+ * reservation went through, after.
+ */
+export async function insertJobWithReservation(db: Db, job: NewJob): Promise<{ admitted: boolean; balanceMicrocents: number }> {
+  const res = await run<{ before: string | null; after: string | null }>(db, 'insert-job', INSERT_JOB_SQL, [
+    job.id, job.accountId, job.apiKeyId, job.kind, job.url, job.mode, job.formats, job.sync, job.request, job.tierPlan,
+    job.firstAttempt.tier, job.reserveMicrocents, job.requestId, job.deadline, job.inputKey, job.firstAttempt.id,
+    job.firstAttempt.pool, job.firstAttempt.price_microcents, job.ledgerReference,
+    job.rejection.code, job.rejection.message, job.rejection.httpStatus,
+  ]);
+  const row = res.rows[0]!;
+  if (row.after !== null) return { admitted: true, balanceMicrocents: Number(row.after) };
+  return { admitted: false, balanceMicrocents: Number(row.before ?? 0) };
+}
+
+export interface StartedAttempt {
+  jobId: string;
+  attemptId: string;
+  workerId: string;
+  deliveries: number;
+}
+
+/*
+ * Statements that change many rows take their locks in one order (jobs
+ * before attempts, each by id), as the single-row statements do (a job
+ * before its attempt), so two of them never wait on each other in a cycle.
+ */
+
+const MARK_STARTED_SQL = `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::integer[]) AS t(attempt_id, job_id, worker_id, deliveries)
+     ), locked_jobs AS (
+       SELECT id FROM jobs WHERE id IN (SELECT job_id FROM input) AND status = 'pending' ORDER BY id FOR UPDATE
+     ), locked_attempts AS (
+       SELECT id FROM job_attempts
+       WHERE id IN (SELECT attempt_id FROM input) AND status IN ('queued', 'running') AND (SELECT count(*) FROM locked_jobs) >= 0
+       ORDER BY id FOR UPDATE
+     ), attempt AS (
+       UPDATE job_attempts a SET status = 'running', started_at = coalesce(a.started_at, now()), worker_id = input.worker_id,
+              deliveries = GREATEST(a.deliveries, input.deliveries)
+       FROM input WHERE a.id = input.attempt_id AND a.id IN (SELECT id FROM locked_attempts)
+     )
+     UPDATE jobs j SET status = 'running', started_at = coalesce(j.started_at, now()), updated_at = now()
+     WHERE j.id IN (SELECT id FROM locked_jobs)`;
+
+/** Marks attempts (and their pending jobs) running, many in one statement. */
+export async function markAttemptsStarted(db: Db, started: readonly StartedAttempt[]): Promise<void> {
+  await run(db, 'mark-started', MARK_STARTED_SQL, [
+    started.map((s) => s.attemptId),
+    started.map((s) => s.jobId),
+    started.map((s) => s.workerId),
+    started.map((s) => s.deliveries),
+  ]);
+}
+
+/** The outbox flag: these attempts' tasks are on the WORK stream (only queued ones still need it). */
+export async function markAttemptsPublished(db: Db, attemptIds: readonly string[]): Promise<void> {
+  await run(
+    db,
+    'mark-published',
+    `UPDATE job_attempts SET published = true
+     WHERE id IN (SELECT id FROM job_attempts WHERE id = ANY($1::uuid[]) AND NOT published AND status = 'queued' ORDER BY id FOR UPDATE)`,
+    [attemptIds],
+  );
+}
+
+export interface AttemptRecord {
+  tier: string;
+  status: string;
+  result: string | null;
+  credits_microcents: number;
+  duration_ms: number | null;
+}
+
+export interface JobRecord {
+  id: string;
+  account_id: string;
+  status: string;
+  url: string;
+  mode: string;
+  formats: string[];
+  sync: boolean;
+  current_tier: string | null;
+  attempts: number;
+  reserved_microcents: string;
+  charged_microcents: string;
+  refunded_microcents: string;
+  result_key: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  error_http_status: number | null;
+  error_details: Record<string, unknown> | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+  attempt_list: AttemptRecord[];
+  balance_microcents: string;
+}
+
+/** The jobs columns of a JobRecord. */
+const JOB_RECORD_FIELDS = [
+  'id', 'account_id', 'status', 'url', 'mode', 'formats', 'sync', 'current_tier', 'attempts', 'reserved_microcents',
+  'charged_microcents', 'refunded_microcents', 'result_key', 'error_code', 'error_message', 'error_http_status',
+  'error_details', 'created_at', 'started_at', 'completed_at',
+];
+const JOB_RECORD_COLUMNS = JOB_RECORD_FIELDS.map((f) => `j.${f}`).join(', ');
+
+/** A job's attempts in order as a JSON array of AttemptRecord, from `source` (rows named a). */
+const attemptList = (source: string) => `(SELECT coalesce(json_agg(json_build_object('tier', a.tier, 'status', a.status, 'result', a.result,
+         'credits_microcents', a.credits_microcents, 'duration_ms', a.duration_ms) ORDER BY a.attempt_number), '[]'::json)
+       FROM ${source})`;
+
+/** What a worker reported about a finished attempt. */
+export interface AttemptOutcome {
+  attemptId: string;
+  succeeded: boolean;
+  /** "success", or the failure classification in lower case. */
+  result: string;
+  errorCode: string | null;
+  errorMessage: string | null;
+  escalate: boolean;
+  statusCode: number | null;
+  fetchMs: number;
+  durationMs: number;
+  bytes: number;
+  workerId: string;
+}
+
+const attemptParams = (jobId: string, a: AttemptOutcome) => [
+  jobId, a.attemptId, a.succeeded ? 'succeeded' : 'failed', a.result, a.errorCode, a.errorMessage, a.escalate,
+  a.statusCode, a.fetchMs, a.durationMs, a.bytes, a.workerId,
+];
+
+/** The job, locked, while it is still open ($1: job id). */
+const OPEN_JOB = `open_job AS (
+       SELECT id, account_id, reserved_microcents FROM jobs WHERE id = $1 AND status IN ('pending', 'running') FOR UPDATE
+     )`;
+
+/** Finishes attempt $2 of open job $1 unless it already finished (a redelivered report); parameters $3-$12 from attemptParams. */
+const FINISH_ATTEMPT = `finished AS (
+       UPDATE job_attempts SET status = $3::text, result = $4, error_code = $5, error_message = $6, escalate = $7,
+              status_code = $8, credits_microcents = CASE WHEN $3::text = 'succeeded' THEN price_microcents ELSE 0 END,
+              fetch_ms = $9, duration_ms = $10, bytes = $11, worker_id = $12, finished_at = now(),
+              started_at = coalesce(started_at, now())
+       WHERE id = $2 AND job_id = $1 AND status NOT IN ('succeeded', 'failed') AND EXISTS (SELECT 1 FROM open_job)
+       RETURNING id, tier, attempt_number, price_microcents, status, result, credits_microcents, duration_ms
+     )`;
+
+export interface JobClosing {
+  jobId: string;
+  ledgerReference: string;
+  /** The attempt whose report ends the job; none when the job ends without one (deadline, time-out). */
+  attempt: AttemptOutcome | null;
+  /** Set on success: the stored result. */
+  resultKey: string | null;
+  statusCode: number | null;
+  /** Set on failure: the public error. Details gain last_tier and attempts when an attempt ends the job. */
+  error: { code: string; message: string; httpStatus: number; details: Record<string, unknown> | null } | null;
+}
+
+const CLOSE_JOB_SQL = `WITH ${OPEN_JOB}, ${FINISH_ATTEMPT},
+     closing AS (
+       SELECT id, account_id, reserved_microcents,
+              CASE WHEN $3::text = 'succeeded'
+                   THEN LEAST(coalesce((SELECT price_microcents FROM finished), 0), reserved_microcents) ELSE 0 END AS charged
+       FROM open_job WHERE $2::uuid IS NULL OR EXISTS (SELECT 1 FROM finished)
+     ), ledger_input AS (
+       SELECT account_id, CASE WHEN $3::text = 'succeeded' THEN 'settle' ELSE 'refund' END AS kind,
+              reserved_microcents - charged AS amount, $13::text AS reference
+       FROM closing
+     ), ${ledgerEntryCtes('ledger_input')},
+     closed AS (
+       UPDATE jobs SET status = $3::text, charged_microcents = closing.charged,
+              refunded_microcents = CASE WHEN $3::text = 'failed' THEN closing.reserved_microcents ELSE 0 END,
+              result_key = $14, status_code = $15, error_code = $16, error_message = $17, error_http_status = $18,
+              error_details = CASE WHEN $16::text IS NULL THEN NULL
+                                   ELSE coalesce($19::jsonb, '{}'::jsonb)
+                                        || coalesce((SELECT jsonb_build_object('last_tier', tier, 'attempts', attempt_number) FROM finished), '{}'::jsonb)
+                              END,
+              completed_at = now(), updated_at = now(),
+              started_at = CASE WHEN $3::text = 'succeeded' THEN coalesce(jobs.started_at, now()) ELSE jobs.started_at END
+       FROM closing WHERE jobs.id = closing.id
+       RETURNING ${JOB_RECORD_FIELDS.map((f) => `jobs.${f}`).join(', ')}
+     ), attempts_now AS (
+       SELECT a.attempt_number, a.tier, coalesce(f.status, a.status) AS status,
+              CASE WHEN f.id IS NULL THEN a.result ELSE f.result END AS result,
+              coalesce(f.credits_microcents, a.credits_microcents) AS credits_microcents,
+              CASE WHEN f.id IS NULL THEN a.duration_ms ELSE f.duration_ms END AS duration_ms
+       FROM job_attempts a LEFT JOIN finished f ON f.id = a.id WHERE a.job_id = $1
+     )
+     SELECT ${JOB_RECORD_COLUMNS}, ${attemptList('attempts_now a')} AS attempt_list,
+            coalesce((SELECT balance_after_microcents FROM ledger_entry), (SELECT balance_microcents FROM ledger_account)) AS balance_microcents
+     FROM closed j`;
+
+/**
+ * Ends a job that is still open, in one statement: finishes the attempt,
+ * moves the money (a success settles, returning the part of the reservation
+ * its attempt's price does not use; a failure refunds it all) and records the
+ * outcome. Answers the job as it now is, with its attempts and the account's
+ * balance, or null when the job had already ended or the attempt had already
+ * finished: nothing changed.
+ */
+export async function closeJob(db: Db, closing: JobClosing): Promise<JobRecord | null> {
+  const succeeded = closing.error === null;
+  const attempt: AttemptOutcome = closing.attempt ?? {
+    attemptId: '', succeeded, result: '', errorCode: null, errorMessage: null, escalate: false,
+    statusCode: null, fetchMs: 0, durationMs: 0, bytes: 0, workerId: '',
+  };
+  const params = attemptParams(closing.jobId, attempt);
+  params[1] = closing.attempt?.attemptId ?? null;
+  params[2] = succeeded ? 'succeeded' : 'failed';
+  const res = await run<JobRecord>(db, 'close-job', CLOSE_JOB_SQL, [
+    ...params, closing.ledgerReference, closing.resultKey, closing.statusCode,
+    closing.error?.code ?? null, closing.error?.message ?? null, closing.error?.httpStatus ?? null,
+    closing.error?.details ?? null,
+  ]);
+  return res.rows[0] ?? null;
+}
+
+/** What escalation reads about a failed attempt's job. */
+export interface EscalationContext extends JobForTask {
+  tier_plan: string[];
+  tier: string;
+}
+
+export async function loadEscalationContext(db: Db, jobId: string, attemptId: string): Promise<EscalationContext | undefined> {
+  const res = await run<EscalationContext>(
+    db,
+    'escalation-context',
+    `SELECT j.id, j.account_id, j.kind, j.request, j.deadline_at, j.input_key, j.tier_plan, a.tier
+     FROM job_attempts a JOIN jobs j ON j.id = a.job_id WHERE a.id = $1 AND a.job_id = $2`,
+    [attemptId, jobId],
+  );
+  return res.rows[0];
+}
+
+const ESCALATE_SQL = `WITH ${OPEN_JOB}, ${FINISH_ATTEMPT},
+     next_attempt AS (
+       INSERT INTO job_attempts (id, job_id, attempt_number, tier, pool, status, price_microcents)
+       SELECT $13, $1, attempt_number + 1, $14, $15, 'queued', $16 FROM finished
+       RETURNING attempt_number
+     ), moved AS (
+       UPDATE jobs SET current_tier = $14, attempts = next_attempt.attempt_number, updated_at = now()
+       FROM next_attempt WHERE jobs.id = $1
+     )
+     SELECT attempt_number FROM next_attempt`;
+
+/**
+ * Fails an attempt and queues the next one on `next` for the same open job,
+ * in one statement. Answers the new attempt's number, or null when the job
+ * had ended or the attempt had already finished.
+ */
+export async function escalateAttempt(
+  db: Db,
+  jobId: string,
+  failed: AttemptOutcome,
+  next: { id: string; tier: string; pool: string; priceMicrocents: number },
+): Promise<number | null> {
+  const res = await run<{ attempt_number: number }>(db, 'escalate', ESCALATE_SQL, [
+    ...attemptParams(jobId, failed), next.id, next.tier, next.pool, next.priceMicrocents,
+  ]);
+  return res.rows[0]?.attempt_number ?? null;
+}
+
+const LOAD_JOB_SQL = `SELECT ${JOB_RECORD_COLUMNS}, acc.balance_microcents, ${attemptList('job_attempts a WHERE a.job_id = j.id')} AS attempt_list
+     FROM jobs j JOIN accounts acc ON acc.id = j.account_id
+     WHERE j.id = $1 AND j.account_id = $2`;
+
+/** A job with its attempts and its account's balance, in one query. Another account's job is not found. */
+export async function loadJobRecord(db: Db, jobId: string, accountId: string): Promise<JobRecord | undefined> {
+  const res = await run<JobRecord>(db, 'load-job', LOAD_JOB_SQL, [jobId, accountId]);
+  return res.rows[0];
+}
+
+/** Queued attempts of open jobs committed more than olderThanMs ago whose task was never marked published. */
+export async function loadUnpublishedAttempts(db: Db, olderThanMs: number, limit: number): Promise<Array<AttemptRow & { job: JobForTask }>> {
+  const res = await db.query<AttemptRow & Omit<JobForTask, 'id'>>(
+    `SELECT a.id, a.job_id, a.attempt_number, a.tier, a.pool, a.price_microcents, j.account_id, j.kind, j.input_key, j.request, j.deadline_at
+     FROM job_attempts a JOIN jobs j ON j.id = a.job_id
+     WHERE NOT a.published AND a.status = 'queued' AND j.status IN ('pending', 'running')
+       AND a.created_at < now() - make_interval(secs => $1::double precision / 1000)
+     LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return res.rows.map((r) => ({
+    id: r.id, job_id: r.job_id, attempt_number: r.attempt_number, tier: r.tier, pool: r.pool, price_microcents: r.price_microcents,
+    job: { id: r.job_id, account_id: r.account_id, kind: r.kind, request: r.request, deadline_at: r.deadline_at, input_key: r.input_key },
+  }));
+}
+
+/** Open jobs past their deadline. */
+export async function loadOverdueJobIds(db: Db, limit: number): Promise<string[]> {
+  const res = await db.query<{ id: string }>(
+    `SELECT id FROM jobs WHERE status IN ('pending', 'running') AND deadline_at < now() LIMIT $1`,
+    [limit],
+  );
+  return res.rows.map((r) => r.id);
+}

@@ -1,0 +1,33 @@
+import { jobDeadlineMs } from '../../common/limits.js';
+import { tierPrice } from '../../common/pricing.js';
+import { TIER_POOLS, type Tier } from '../../common/tiers.js';
+import type { ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
+import type { JobSpec } from '../jobs/admission.js';
+import { requestToJson } from '../scheduler/dispatcher.js';
+import type { TierPlan, TierPlanInput } from '../scheduler/tier-plan.js';
+
+/** What tier planning reads from a scrape request. */
+export function tierPlanInput(request: ScrapeRequest): Omit<TierPlanInput, 'availableTiers'> {
+  return { mode: request.mode, renderJs: request.advanced?.['render_js'] === true, costControls: request.costControls ?? {} };
+}
+
+/** The job a scrape request becomes: it starts on the plan's first tier and reserves the plan's most expensive one. */
+export function scrapeJobSpec(request: ScrapeRequest, plan: TierPlan, options: { id: string; inputKey?: string }): JobSpec {
+  const first = plan.tiers[0] as Tier;
+  return {
+    id: options.id,
+    kind: 'scrape',
+    url: request.url,
+    mode: request.mode,
+    formats: request.formats,
+    sync: request.sync,
+    request: requestToJson(request),
+    tierPlan: plan.tiers,
+    pool: TIER_POOLS[first],
+    reserveMicrocents: plan.maxCostMicrocents,
+    attemptPriceMicrocents: tierPrice(first),
+    deadline: new Date(Date.now() + jobDeadlineMs(request.timeout)),
+    ...(options.inputKey ? { inputKey: options.inputKey } : {}),
+    estimatedTier: plan.tiers[plan.tiers.length - 1]!,
+  };
+}

@@ -1,0 +1,147 @@
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import { expect } from 'chai';
+import { createLogger } from '../../common/logger.js';
+import { AttemptPhase, AttemptReportSchema } from '../../proto/gen/trawl/v1/work_pb.js';
+import type { AdmittedJob } from '../../control-plane/jobs/admission.js';
+import { createStartRecorder } from '../../control-plane/jobs/lifecycle.js';
+import { buildTask } from '../../control-plane/scheduler/dispatcher.js';
+import { applyAttemptReport, type ReportDeps } from '../../control-plane/scheduler/report-handler.js';
+import { balanceOf } from '../support/api.js';
+import { admitTestJob, createTestCaller, getControlPlaneServices, type ControlPlaneServices, type TestCaller } from './support/database.js';
+
+describe('attempt reports on a two-tier plan (Postgres)', function () {
+  this.timeout(30_000);
+  let services: ControlPlaneServices;
+  let deps: ReportDeps;
+
+  before(async () => {
+    services = await getControlPlaneServices();
+    deps = { pool: services.pool, started: createStartRecorder(services.pool), log: createLogger('report-test', 'fatal') };
+  });
+
+  const admitTwoTierJob = (caller: TestCaller) =>
+    admitTestJob(services, caller, { sync: true, tierPlan: ['1', '2'], reserveMicrocents: 300, estimatedTier: '2' });
+
+  const report = (job: AdmittedJob, attempt: { id: string; tier: string; pool: string }, fields: MessageInitShape<typeof AttemptReportSchema>) =>
+    create(AttemptReportSchema, {
+      jobId: job.job.id,
+      attemptId: attempt.id,
+      tier: attempt.tier,
+      pool: attempt.pool,
+      workerId: 'worker-test',
+      phase: AttemptPhase.FINISHED,
+      fetchMs: 5n,
+      processMs: 2n,
+      ...fields,
+    });
+  const blocked = { ok: false, escalate: true, errorCode: 'BLOCKED', errorMessage: 'blocked by the site', statusCode: 403 };
+
+  const jobRow = async (jobId: string) =>
+    (
+      await services.pool.query<{ status: string; attempts: number; current_tier: string; charged_microcents: string; refunded_microcents: string; error_code: string | null; error_details: Record<string, unknown> | null }>(
+        'SELECT status, attempts, current_tier, charged_microcents, refunded_microcents, error_code, error_details FROM jobs WHERE id = $1',
+        [jobId],
+      )
+    ).rows[0]!;
+  const ledger = async (jobId: string) =>
+    (
+      await services.pool.query<{ kind: string; amount_microcents: string }>('SELECT kind, amount_microcents FROM ledger_entries WHERE reference = $1 ORDER BY id', [
+        `job:${jobId}`,
+      ])
+    ).rows.map((r) => ({ kind: r.kind, amount: Number(r.amount_microcents) }));
+
+  it('escalates a blocked tier-1 attempt to tier 2 once, then settles the tier-2 success at the tier-2 price', async () => {
+    const caller = await createTestCaller(services, 10_000);
+    const job = await admitTwoTierJob(caller);
+    expect(await balanceOf(services.pool, caller.accountId)).to.equal(9_700);
+
+    await applyAttemptReport(deps, report(job, job.attempt, { phase: AttemptPhase.STARTED, deliveryCount: 1 }));
+    expect((await jobRow(job.job.id)).status).to.equal('running');
+
+    const first = await applyAttemptReport(deps, report(job, job.attempt, blocked));
+    expect(first.dispatch).to.have.length(1);
+    const next = first.dispatch[0]!.attempt;
+    expect(next).to.include({ tier: '2', pool: 'fetch-t2', attempt_number: 2, price_microcents: 300 });
+    expect(first.signals).to.deep.equal([{ jobId: job.job.id, signal: { kind: 'escalated', tier: '2' } }]);
+    const task = buildTask(first.dispatch[0]!.job, next);
+    expect(task.attempt).to.include({ jobId: job.job.id, attemptId: next.id, tier: '2', pool: 'fetch-t2', attemptNumber: 2 });
+    expect(task.payload.case).to.equal('fetch');
+    expect(await jobRow(job.job.id)).to.include({ status: 'running', attempts: 2, current_tier: '2' });
+
+    const redelivered = await applyAttemptReport(deps, report(job, job.attempt, blocked));
+    expect(redelivered).to.deep.equal({ dispatch: [], signals: [] });
+    const attempts = await services.pool.query('SELECT 1 FROM job_attempts WHERE job_id = $1', [job.job.id]);
+    expect(attempts.rowCount).to.equal(2);
+    expect(await jobRow(job.job.id)).to.include({ status: 'running', attempts: 2 });
+
+    const success = report(job, next, { ok: true, resultKey: 'result-key', statusCode: 200, bytes: 1234n });
+    const settled = await applyAttemptReport(deps, success);
+    expect(settled.dispatch).to.deep.equal([]);
+    expect(settled.signals.map((s) => [s.jobId, s.signal.kind])).to.deep.equal([[job.job.id, 'ended']]);
+    // The ended signal carries the job as it ended: no second read for whoever waits on it.
+    const ended = settled.signals[0]!.signal;
+    if (ended.kind !== 'ended' || !ended.record) throw new Error('the ended signal carries no record');
+    expect(ended.record).to.include({ id: job.job.id, status: 'succeeded', charged_microcents: '300', balance_microcents: '9700' });
+    expect(ended.record.attempt_list.map((a) => [a.tier, a.status, a.result, a.credits_microcents])).to.deep.equal([
+      ['1', 'failed', 'blocked', 0],
+      ['2', 'succeeded', 'success', 300],
+    ]);
+    expect(await jobRow(job.job.id)).to.include({ status: 'succeeded', charged_microcents: '300', refunded_microcents: '0' });
+    expect(await ledger(job.job.id)).to.deep.equal([
+      { kind: 'reserve', amount: -300 },
+      { kind: 'settle', amount: 0 },
+    ]);
+    expect(await balanceOf(services.pool, caller.accountId)).to.equal(9_700);
+
+    // The success redelivered changes nothing either.
+    expect(await applyAttemptReport(deps, success)).to.deep.equal({ dispatch: [], signals: [] });
+    expect(await ledger(job.job.id)).to.have.length(2);
+  });
+
+  it('returns the unused part of a larger reservation when a cheaper tier succeeds', async () => {
+    const caller = await createTestCaller(services, 10_000);
+    const job = await admitTestJob(services, caller, { tierPlan: ['1', '2', '3'], reserveMicrocents: 2_000, estimatedTier: '3' });
+    const escalated = await applyAttemptReport(deps, report(job, job.attempt, blocked));
+    const next = escalated.dispatch[0]!.attempt;
+    await applyAttemptReport(deps, report(job, next, { ok: true, resultKey: 'k', statusCode: 200 }));
+    expect(await ledger(job.job.id)).to.deep.equal([
+      { kind: 'reserve', amount: -2_000 },
+      { kind: 'settle', amount: 1_700 },
+    ]);
+    expect(await balanceOf(services.pool, caller.accountId)).to.equal(9_700);
+  });
+
+  it('fails a tier-2 attempt with no tier left and refunds the whole reservation, once', async () => {
+    const caller = await createTestCaller(services, 10_000);
+    const job = await admitTwoTierJob(caller);
+    const escalated = await applyAttemptReport(deps, report(job, job.attempt, blocked));
+    const next = escalated.dispatch[0]!.attempt;
+
+    const failed = report(job, next, blocked);
+    const ended = await applyAttemptReport(deps, failed);
+    expect(ended.dispatch).to.deep.equal([]);
+    expect(ended.signals.map((s) => [s.jobId, s.signal.kind])).to.deep.equal([[job.job.id, 'ended']]);
+    const row = await jobRow(job.job.id);
+    expect(row).to.include({ status: 'failed', charged_microcents: '0', refunded_microcents: '300', error_code: 'BLOCKED_BY_ANTIBOT' });
+    expect(row.error_details).to.deep.equal({ last_tier: '2', attempts: 2, target_status_code: 403 });
+    expect(await ledger(job.job.id)).to.deep.equal([
+      { kind: 'reserve', amount: -300 },
+      { kind: 'refund', amount: 300 },
+    ]);
+    expect(await balanceOf(services.pool, caller.accountId)).to.equal(10_000);
+
+    expect(await applyAttemptReport(deps, failed)).to.deep.equal({ dispatch: [], signals: [] });
+    expect(await balanceOf(services.pool, caller.accountId)).to.equal(10_000);
+  });
+
+  it('ignores a late report for a job that has already ended', async () => {
+    const caller = await createTestCaller(services, 10_000);
+    const job = await admitTwoTierJob(caller);
+    await applyAttemptReport(deps, report(job, job.attempt, { ok: false, escalate: false, errorCode: 'TARGET_NOT_FOUND', statusCode: 404 }));
+    expect((await jobRow(job.job.id)).status).to.equal('failed');
+    const late = await applyAttemptReport(deps, report(job, job.attempt, { ok: true, resultKey: 'k', statusCode: 200 }));
+    expect(late).to.deep.equal({ dispatch: [], signals: [] });
+    expect(await jobRow(job.job.id)).to.include({ status: 'failed', charged_microcents: '0' });
+    expect(await balanceOf(services.pool, caller.accountId)).to.equal(10_000);
+  });
+});
