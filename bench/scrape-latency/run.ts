@@ -71,7 +71,7 @@ const pageUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}
 process.stdout.write(`booting the stack...\n`);
 const stack = await bootIsolatedStack({
   name: 'bench',
-  redisDb: 12,
+  redisDb: 8,
   env: { WORKER_CONCURRENCY: '64', LOG_LEVEL: 'error', DOMAIN_CONCURRENCY: '256' },
 });
 const { key } = await createAccountWithKey(stack, 1_000_000_000);

@@ -21,36 +21,44 @@ apt_install() {
 }
 command -v clickhouse-server >/dev/null 2>&1 || apt_install clickhouse-server clickhouse-client
 
+# The ports come from the same settings the processes read (docs/configuration.md).
+url_port() { local rest="${1#*://}"; rest="${rest#*@}"; rest="${rest%%/*}"; case "$rest" in *:*) echo "${rest##*:}" ;; *) echo "$2" ;; esac; }
+PG_PORT=$(url_port "${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/trawl}" 5432)
+REDIS_PORT=$(url_port "${REDIS_URL:-redis://127.0.0.1:6379/0}" 6379)
+NATS_PORT=$(url_port "${NATS_URL:-nats://127.0.0.1:4222}" 4222)
+CLICKHOUSE_PORT=$(url_port "${CLICKHOUSE_URL:-http://127.0.0.1:8123}" 8123)
+
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 wait_port() {
   for _ in $(seq 1 100); do port_open "$1" && return 0; sleep 0.2; done
   log "$2 did not come up on port $1"; return 1
 }
 
-if ! port_open 5432; then
+if ! port_open "$PG_PORT"; then
   log "starting PostgreSQL"
   as_root pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main start
-  wait_port 5432 PostgreSQL
+  wait_port "$PG_PORT" PostgreSQL
 fi
-if ! port_open 6379; then
-  log "starting Redis"
+if ! port_open "$REDIS_PORT"; then
+  # Stored results live in Redis: the Redis started here keeps an append-only file so a restart keeps them.
+  log "starting Redis (append-only persistence)"
   as_root mkdir -p /var/lib/redis /var/log/redis
-  as_root redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
-    --dir /var/lib/redis --logfile /var/log/redis/ci.log
-  wait_port 6379 Redis
+  as_root redis-server "$PWD/deploy/redis/redis.conf" --daemonize yes --bind 127.0.0.1 -::1 --port "$REDIS_PORT" \
+    --dir /var/lib/redis --logfile /var/log/redis/trawl.log
+  wait_port "$REDIS_PORT" Redis
 fi
-if ! port_open 4222; then
+if ! port_open "$NATS_PORT"; then
   log "starting NATS with JetStream"
   as_root mkdir -p /var/lib/nats-server
   as_root start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- \
-    -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log
-  wait_port 4222 NATS
+    -a 127.0.0.1 -p "$NATS_PORT" -js -sd /var/lib/nats-server -l /var/log/nats-server.log
+  wait_port "$NATS_PORT" NATS
 fi
-if ! port_open 8123; then
+if ! port_open "$CLICKHOUSE_PORT"; then
   log "starting ClickHouse"
   as_root mkdir -p /var/lib/clickhouse /var/log/clickhouse-server /var/run/clickhouse-server
   as_root chown -R clickhouse:clickhouse /var/lib/clickhouse /var/log/clickhouse-server /var/run/clickhouse-server
   as_root su -s /bin/sh clickhouse -c \
     "clickhouse-server --config-file=/etc/clickhouse-server/config.xml --daemon --pid-file=/var/run/clickhouse-server/clickhouse-server.pid"
-  wait_port 8123 ClickHouse
+  wait_port "$CLICKHOUSE_PORT" ClickHouse
 fi

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig, type TrawlConfig } from '../../common/config.js';
 import { createClickHouse } from '../../common/connections.js';
+import { streamNames } from '../../common/jetstream.js';
 import { createLogger } from '../../common/logger.js';
 import { natsNames, type NatsNames } from '../../common/nats-names.js';
 import { createAccount, createApiKey } from '../../control-plane/accounts/api-keys.js';
@@ -57,7 +58,7 @@ async function resetResources(config: TrawlConfig, names: NatsNames): Promise<vo
 
   const nc = await connect({ servers: config.natsUrl });
   const jsm = await jetstreamManager(nc);
-  for (const stream of [names.workStream, names.reportsStream, names.deadStream, names.logsStream]) {
+  for (const stream of streamNames(names)) {
     await jsm.streams.delete(stream).catch(() => undefined);
   }
   await nc.close();

@@ -2,7 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const twoUp = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** True when this file runs from the compiled tree in dist/. */
+const RUNNING_COMPILED = path.basename(twoUp) === 'dist';
+/** The repository root, whether this file runs from the sources or from dist/. */
+export const ROOT = RUNNING_COMPILED ? path.dirname(twoUp) : twoUp;
 
 /** Every process of the system, each started on its own. */
 export const ROLES = {
@@ -28,7 +32,7 @@ export function startRole(
 ): ManagedProcess {
   // TRAWL_NODE_ARGS passes extra Node flags to every process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for profiling.
   const extra = (env['TRAWL_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...extra, '--import', 'tsx', ROLES[role]], {
+  const child = spawn(process.execPath, [...extra, ...entryPoint(role, env)], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -47,6 +51,18 @@ export function startRole(
   }
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { role, child, exited };
+}
+
+/**
+ * How a role is started: the compiled JavaScript in dist/ (`npm start`, the
+ * benchmarks, production: TRAWL_RUNTIME=compiled, built by `npm run build`),
+ * or the TypeScript sources through the tsx loader (tests and development).
+ */
+function entryPoint(role: Role, env: NodeJS.ProcessEnv): string[] {
+  const runtime = env['TRAWL_RUNTIME'] ?? (RUNNING_COMPILED ? 'compiled' : 'tsx');
+  if (runtime === 'compiled') return [path.join('dist', ROLES[role].replace(/\.ts$/, '.js'))];
+  if (runtime !== 'tsx') throw new Error(`TRAWL_RUNTIME must be compiled or tsx, got "${runtime}"`);
+  return ['--import', 'tsx', ROLES[role]];
 }
 
 export async function stopProcess(p: ManagedProcess, timeoutMs = 15_000): Promise<void> {

@@ -4,7 +4,8 @@ import { createPgPool } from '../../common/connections.js';
 import { createLogger } from '../../common/logger.js';
 import { migrateDatabase } from '../../control-plane/migrate.js';
 import { devMasterKey, ensureDevApiKey } from './dev-account.js';
-import { ROLES, ROOT, startRole, stopProcess, waitForHttp, type ManagedProcess, type Role } from './processes.js';
+import { ROLES, ROOT, waitForHttp, type Role } from './processes.js';
+import { superviseRoles } from './supervisor.js';
 
 const stateDir = path.join(ROOT, '.trawl');
 const env: NodeJS.ProcessEnv = {
@@ -20,29 +21,17 @@ const pool = createPgPool(config, 2);
 const apiKey = await ensureDevApiKey(pool, stateDir, config.masterKeyHex);
 await pool.end();
 
-const processes: ManagedProcess[] = [];
 const print = (role: Role, line: string) => process.stdout.write(`${role.padEnd(13)} | ${line}\n`);
+const supervisor = superviseRoles(Object.keys(ROLES) as Role[], env, print);
 let stopping = false;
-
-async function stopAll(code: number) {
+async function stopAll() {
   if (stopping) return;
   stopping = true;
-  await Promise.all(processes.map((p) => stopProcess(p)));
-  process.exit(code);
+  await supervisor.stopAll();
+  process.exit(0);
 }
-
-for (const role of Object.keys(ROLES) as Role[]) {
-  const p = startRole(role, env, print);
-  processes.push(p);
-  void p.exited.then((code) => {
-    if (!stopping) {
-      print(role, `exited with code ${code}; stopping the stack`);
-      void stopAll(1);
-    }
-  });
-}
-process.on('SIGINT', () => void stopAll(0));
-process.on('SIGTERM', () => void stopAll(0));
+process.on('SIGINT', () => void stopAll());
+process.on('SIGTERM', () => void stopAll());
 
 await waitForHttp(`${config.publicBaseUrl}/api/v1/health/ready`, 60_000);
 process.stdout.write(`
@@ -55,5 +44,5 @@ Trawl is running.
   curl -s ${config.publicBaseUrl}/api/v1/scrape -H 'X-API-Key: ${apiKey}' \\
        -H 'Content-Type: application/json' -d '{"url":"https://example.com","formats":["markdown"]}'
 
-Press Ctrl-C to stop every process.
+A process that crashes is restarted with backoff. Press Ctrl-C to stop every process.
 `);

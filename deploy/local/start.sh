@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash deploy/local/ensure-services.sh
-exec node --import tsx deploy/local/stack.ts
+echo "[setup] compiling" >&2
+bash deploy/local/build.sh
+exec node dist/deploy/local/stack.js

@@ -15,8 +15,9 @@ export function getStack(): Promise<TestStack> {
   booting ??= (async () => {
     const llm = await startOpenAiTestServer();
     const stack = await bootIsolatedStack({
-      name: 'test',
-      redisDb: 13,
+      // Separate names let several test runs share this machine's services at once.
+      name: process.env.TRAWL_TEST_STACK ?? 'test',
+      redisDb: Number(process.env.TRAWL_TEST_REDIS_DB ?? 13),
       env: { TRAWL_PIPELINE_BUDGET_MS: '5000', TRAWL_LLM_BASE_URL: llm.baseUrl, TRAWL_LLM_API_KEY: llm.apiKey, TRAWL_LLM_MODEL: llm.model, TRAWL_LLM_TIMEOUT_MS: '5000' },
     });
     await waitForWorkers(stack.baseUrl, 30_000, 'extract');
