@@ -1,11 +1,12 @@
 import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
-import { assertUrlAllowed, createGuardedDispatcher, type GuardOptions } from '../net/ssrf-guard.js';
-import { ACCEPT_ENCODING, parseContentEncoding, readBody } from './body-reader.js';
-import { detectChallenge, hasBlockMarkers } from './challenge-detector.js';
-import { decodeBody } from './charset.js';
-import { isTextualMime, parseContentType, sniffMime, SNIFF_BYTES } from './content-type.js';
-import { classifyFetchError } from './network-errors.js';
+import { ACCEPT_ENCODING, parseContentEncoding, readBody } from '../fetching/body-reader.js';
+import { CHALLENGE_SCAN_CHARS, detectChallenge, hasBlockMarkers } from '../fetching/challenge-detector.js';
+import { asciiView, detectCharset } from '../fetching/charset.js';
+import { isTextualMime, parseContentType, sniffMime, SNIFF_BYTES } from '../fetching/content-type.js';
+import type { FetchFailure, FetchOutcome, FetchTimings } from '../fetching/fetch-result.js';
+import { classifyFetchError } from '../fetching/network-errors.js';
+import { assertUrlAllowed, createGuardedDispatcher, type GuardOptions } from '../fetching/ssrf-guard.js';
 
 export interface FetchRequest {
   url: string;
@@ -30,55 +31,6 @@ export interface FetchConfig {
   dispatcher?: Dispatcher;
 }
 
-export interface FetchTimings {
-  /** From the start of the fetch to the final response's headers. */
-  ttfbMs: number;
-  totalMs: number;
-}
-
-export type FetchFailureCode =
-  | 'TIMEOUT'
-  | 'NETWORK_ERROR'
-  | 'CONTENT_TOO_LARGE'
-  | 'UNSUPPORTED_CONTENT_TYPE'
-  | 'URL_NOT_ALLOWED'
-  | 'TARGET_NOT_FOUND'
-  | 'TARGET_UNAVAILABLE'
-  | 'REQUIRES_AUTH'
-  | 'BLOCKED'
-  | 'CHALLENGE_DETECTED';
-
-export type FetchOutcome =
-  | {
-      kind: 'ok';
-      statusCode: number;
-      finalUrl: string;
-      /** Every URL that answered with a redirect, in order; finalUrl answered the last one. */
-      redirects: string[];
-      /** Response headers, names lower-case, repeated headers joined with ", ". */
-      headers: Record<string, string>;
-      /** The media type alone, lower-case. */
-      contentType: string;
-      /** The encoding the body was decoded with. */
-      charset: string;
-      body: string;
-      /** Decoded body size. */
-      bytes: number;
-      timings: FetchTimings;
-    }
-  | {
-      kind: 'failed';
-      code: FetchFailureCode;
-      message: string;
-      statusCode?: number;
-      finalUrl?: string;
-      bytes?: number;
-      timings?: FetchTimings;
-      /** True when a stronger tier might succeed (blocked, challenge, rate limited, target error). */
-      escalate: boolean;
-    };
-
-type Failure = Extract<FetchOutcome, { kind: 'failed' }>;
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
@@ -145,7 +97,7 @@ function nextHop(status: number, method: string, body: string | undefined): { me
 }
 
 /** The outcome decided by the status alone, before any body is read. */
-function classifyStatusBeforeBody(status: number): Omit<Failure, 'kind' | 'statusCode' | 'finalUrl' | 'timings'> | null {
+function classifyStatusBeforeBody(status: number): Omit<FetchFailure, 'kind' | 'statusCode' | 'finalUrl' | 'timings'> | null {
   if (status === 404 || status === 410) return { code: 'TARGET_NOT_FOUND', message: `The target answered ${status}`, escalate: false };
   if (status === 401) return { code: 'REQUIRES_AUTH', message: 'The target requires authentication (401)', escalate: false };
   if (status === 429) return { code: 'BLOCKED', message: 'The target is rate limiting this client (429)', escalate: true };
@@ -153,13 +105,13 @@ function classifyStatusBeforeBody(status: number): Omit<Failure, 'kind' | 'statu
   return null;
 }
 
-/** 403 and 503 carry a page worth reading: it tells a challenge from a block from an outage. */
+/** 403 and 503 carry a page worth reading: it tells a challenge from a block from an outage. `head` is the body's start as text. */
 function classifyStatusAfterBody(
   status: number,
   headers: Record<string, string>,
-  body: string,
-): Omit<Failure, 'kind' | 'statusCode' | 'finalUrl' | 'timings'> | null {
-  const evidence = { headers, body };
+  head: string,
+): Omit<FetchFailure, 'kind' | 'statusCode' | 'finalUrl' | 'timings'> | null {
+  const evidence = { headers, body: head };
   const vendor = status === 403 || status === 503 || (status >= 200 && status < 300) ? detectChallenge(evidence) : null;
   if (vendor) return { code: 'CHALLENGE_DETECTED', message: `The target answered with a ${vendor} bot challenge (${status})`, escalate: true };
   if (status === 403) return { code: 'BLOCKED', message: 'The target refused this client (403)', escalate: true };
@@ -195,8 +147,8 @@ function hostOf(url: string): string {
 /**
  * Fetches one page for tier 1: plain HTTP through the SSRF-guarded
  * dispatcher, redirects followed by hand so every hop is checked before it
- * connects, the whole fetch bounded by one deadline, the body capped,
- * decompressed and decoded to text, and the result classified into the
+ * connects, the whole fetch bounded by one deadline, the body capped and
+ * decompressed (decoding it to text is left to where it is processed), and the result classified into the
  * outcomes the control plane acts on. Never throws for a target's behaviour.
  */
 export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise<FetchOutcome> {
@@ -211,7 +163,7 @@ export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise
   let statusCode: number | undefined;
   let ttfbMs: number | undefined;
   const timings = (): FetchTimings => ({ ttfbMs: ttfbMs ?? elapsed(), totalMs: elapsed() });
-  const fail = (failure: Omit<Failure, 'kind'>): Failure => ({ kind: 'failed', finalUrl: currentUrl, timings: timings(), ...failure });
+  const fail = (failure: Omit<FetchFailure, 'kind'>): FetchFailure => ({ kind: 'failed', finalUrl: currentUrl, timings: timings(), ...failure });
 
   try {
     let url: URL;
@@ -301,7 +253,7 @@ interface FinishContext {
   maxBytes: number;
   signal: AbortSignal;
   timings: () => FetchTimings;
-  fail: (failure: Omit<Failure, 'kind'>) => Failure;
+  fail: (failure: Omit<FetchFailure, 'kind'>) => FetchFailure;
 }
 
 async function finishResponse(status: number, headers: Record<string, string>, source: Readable, ctx: FinishContext): Promise<FetchOutcome> {
@@ -339,9 +291,9 @@ async function finishResponse(status: number, headers: Record<string, string>, s
         },
   });
   const mime = declaredType?.mime ?? sniffed ?? 'text/plain';
-  const { text, charset } = decodeBody(bytes, mime, declaredType?.charset);
+  const charset = detectCharset(bytes, mime, declaredType?.charset);
 
-  const verdict = classifyStatusAfterBody(status, headers, text);
+  const verdict = classifyStatusAfterBody(status, headers, asciiView(bytes, charset, CHALLENGE_SCAN_CHARS));
   if (verdict) return ctx.fail({ ...verdict, statusCode, bytes: bytes.length });
 
   return {
@@ -352,7 +304,7 @@ async function finishResponse(status: number, headers: Record<string, string>, s
     headers,
     contentType: mime,
     charset,
-    body: text,
+    body: bytes,
     bytes: bytes.length,
     timings: ctx.timings(),
   };

@@ -1,58 +1,60 @@
-import { fromBinary, type JsonObject } from '@bufbuild/protobuf';
-import type { Logger } from '../../common/logger.js';
-import { ScrapeTaskSchema, type ScrapeTask } from '../../proto/gen/trawl/v1/work_pb.js';
-import type { PipelineConfig } from '../pipeline/index.js';
-import type { PipelinePool } from '../pipeline/pipeline-pool.js';
-import { toStoredResult } from '../pipeline/stored-result.js';
-import { pipelineFailure, type AttemptReporting } from '../runtime/attempt-reporting.js';
+import type { FetchedPage } from '../fetching/fetch-result.js';
+import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipeline.js';
+import { AttemptFailure } from '../runtime/attempt-failure.js';
+import type { AttemptWork } from '../runtime/attempt.js';
 import type { DomainLease } from '../runtime/domain-lease.js';
-import type { PoolHandler } from '../runtime/pool-runtime.js';
 import { fetchPage, type FetchConfig } from './fetcher.js';
 
-export interface FetchHandlerDeps {
-  attempts: AttemptReporting;
+export interface FetchWorkDeps {
   /** Where large request bodies wait (the task carries their key instead). */
   readInput(key: string): Promise<string | null>;
   lease: DomainLease;
   fetchConfig: FetchConfig;
-  pipeline: PipelineConfig;
-  /** Runs the pipeline off the event loop, within a time budget. */
-  pipelinePool: PipelinePool;
+  pipeline: ContentPipeline;
   workerId: string;
-  log: Logger;
 }
 
-export function createFetchHandler(deps: FetchHandlerDeps): PoolHandler<ScrapeTask> {
-  const { attempts } = deps;
+/** How often a held domain slot is extended while its fetch runs. */
+const LEASE_REFRESH_MS = 5_000;
+
+/** Tier 1: the page fetched over plain HTTP while holding a slot of its domain, then the content pipeline. */
+export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', FetchedPage> {
   return {
-    decode: (data) => fromBinary(ScrapeTaskSchema, data),
+    payload: 'fetch',
+    processFailureCode: 'EXTRACTION_FAILED',
 
-    async handle(task, ctx) {
-      // A redelivery of a task whose report already went out: nothing to do.
-      if (await attempts.alreadyFinished(task)) return;
-      await attempts.started(task, ctx);
-
+    async acquire(task, scope) {
       const started = Date.now();
-      const remaining = Number(task.deadlineUnixMs) - started;
-      if (remaining <= 0) return attempts.fail(task, ctx, 'TIMEOUT', 'The job reached its deadline before it could run');
-      const timeoutMs = Math.min(task.timeoutMs, remaining);
-      let body = task.body;
-      if (task.inputKey && !body) {
-        const parked = await deps.readInput(task.inputKey);
-        if (parked === null) return attempts.fail(task, ctx, 'INTERNAL_ERROR', 'The request body is no longer available');
-        body = parked;
-      }
-
       let host: string;
       try {
         host = new URL(task.url).hostname;
       } catch {
-        return attempts.fail(task, ctx, 'URL_NOT_ALLOWED', 'The URL cannot be parsed');
+        throw new AttemptFailure('URL_NOT_ALLOWED', 'The URL cannot be parsed');
       }
-      const lease = await deps.lease.acquireWithWait(host, `${deps.workerId}:${task.attemptId}`, { waitMs: timeoutMs });
-      if (!lease) return attempts.fail(task, ctx, 'TIMEOUT', `Every concurrency slot for ${host} stayed busy until the timeout`);
+      const timeoutMs = Math.min(task.timeoutMs, scope.deadlineMs - started);
+      // Both go out with the attempt's finished check, in one round trip.
+      const leasing = deps.lease.acquireWithWait(host, `${deps.workerId}:${scope.ref.attemptId}`, { waitMs: timeoutMs, signal: scope.signal });
+      const parked = task.inputKey && !task.body ? deps.readInput(task.inputKey) : null;
+      // Awaited below, after the lease; a failure before then must not count as unhandled.
+      parked?.catch(() => undefined);
+      const lease = await leasing;
+      const release = () => void lease?.release().catch(() => undefined);
+      let body = task.body;
+      try {
+        await scope.admitted;
+        if (parked) {
+          const stored = await parked;
+          if (stored === null) throw new AttemptFailure('INTERNAL_ERROR', 'The request body is no longer available');
+          body = stored;
+        }
+      } catch (err) {
+        release();
+        throw err;
+      }
+      if (!lease) throw new AttemptFailure('TIMEOUT', `Every concurrency slot for ${host} stayed busy until the timeout`);
+
       // A failed refresh (a Redis blip) only risks the slot expiring early; it must not take the worker down.
-      const keepAlive = setInterval(() => void lease.refresh().catch(() => undefined), 5_000);
+      const keepAlive = setInterval(() => void lease.refresh().catch(() => undefined), LEASE_REFRESH_MS);
       let outcome;
       try {
         outcome = await fetchPage(
@@ -61,11 +63,11 @@ export function createFetchHandler(deps: FetchHandlerDeps): PoolHandler<ScrapeTa
         );
       } finally {
         clearInterval(keepAlive);
-        await lease.release().catch(() => undefined);
+        release();
       }
       const fetchMs = BigInt(Date.now() - started);
       if (outcome.kind === 'failed') {
-        return attempts.fail(task, ctx, outcome.code, outcome.message, {
+        throw new AttemptFailure(outcome.code, outcome.message, {
           escalate: outcome.escalate,
           statusCode: outcome.statusCode ?? 0,
           finalUrl: outcome.finalUrl ?? '',
@@ -73,56 +75,28 @@ export function createFetchHandler(deps: FetchHandlerDeps): PoolHandler<ScrapeTa
           fetchMs,
         });
       }
-
-      const processStarted = Date.now();
-      let result;
-      try {
-        const output = await deps.pipelinePool.run(
-          {
-            body: outcome.body,
-            contentType: outcome.contentType,
-            url: outcome.finalUrl,
-            formats: task.formats,
-            onlyMainContent: task.onlyMainContent,
-            extractionSchema: task.extractionSchema as JsonObject | undefined,
-            extractionProfile: task.extractionProfile,
-            extractionPrompt: task.extractionPrompt,
-            rag: { chunkSize: task.ragChunkSize, overlap: task.ragOverlap },
-            endpoint: 'scrape',
-          },
-          deps.pipeline,
-          { deadlineMs: Number(task.deadlineUnixMs) },
-        );
-        // Building the stored result is part of processing: a value it cannot hold fails the attempt, not the worker.
-        result = toStoredResult(
-          output,
-          {
-            url: task.url,
-            finalUrl: outcome.finalUrl,
-            statusCode: outcome.statusCode,
-            headers: outcome.headers,
-            responseTimeMs: outcome.timings.totalMs,
-            sizeBytes: outcome.bytes,
-            rawHtml: task.includeRawHtml ? outcome.body : undefined,
-          },
-          { contentAsFormats: false },
-        );
-      } catch (err) {
-        deps.log.warn({ err, jobId: task.jobId }, 'content pipeline failed');
-        const failure = pipelineFailure(err);
-        return attempts.fail(task, ctx, failure.code, failure.message, { statusCode: outcome.statusCode, fetchMs });
-      }
-      await attempts.succeed(task, ctx, result, {
-        statusCode: outcome.statusCode,
-        finalUrl: outcome.finalUrl,
-        bytes: BigInt(outcome.bytes),
-        fetchMs,
-        processMs: BigInt(Date.now() - processStarted),
-      });
+      return { input: outcome, report: { statusCode: outcome.statusCode, finalUrl: outcome.finalUrl, bytes: BigInt(outcome.bytes), fetchMs } };
     },
 
-    async exhausted(task, err, ctx) {
-      await attempts.fail(task, ctx, 'INTERNAL_ERROR', `The worker could not complete the task: ${err instanceof Error ? err.message : String(err)}`);
+    process(task, page, scope) {
+      return deps.pipeline.process(
+        {
+          bytes: page.body,
+          charset: page.charset,
+          input: { ...pipelineInput(task.pipeline), contentType: page.contentType, url: page.finalUrl, endpoint: 'scrape' },
+          source: {
+            url: task.url,
+            finalUrl: page.finalUrl,
+            statusCode: page.statusCode,
+            headers: page.headers,
+            responseTimeMs: page.timings.totalMs,
+            sizeBytes: page.bytes,
+            includeRawHtml: task.includeRawHtml,
+            contentAsFormats: false,
+          },
+        },
+        { deadlineMs: scope.deadlineMs },
+      );
     },
   };
 }

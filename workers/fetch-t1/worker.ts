@@ -1,27 +1,32 @@
-import { createGuardedDispatcher } from '../net/ssrf-guard.js';
+import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
+import { createContentPipeline } from '../pipeline/content-pipeline.js';
 import { createDomainLease } from '../runtime/domain-lease.js';
 import { runWorker } from '../runtime/run-worker.js';
-import { createFetchHandler } from './handler.js';
+import { createFetchWork } from './handler.js';
 
-await runWorker('fetch-t1', ({ config, log, redis, workerId, attempts, pipeline }) =>
-  createFetchHandler({
-    attempts,
-    readInput: (key) => redis.get(key),
-    lease: createDomainLease(redis, {
-      limit: config.worker.domainConcurrency,
-      ttlMs: config.worker.domainLeaseTtlMs,
-      keyPrefix: `${config.natsPrefix}domain-lease:`,
+/** Redirects followed before a fetch gives up. */
+const MAX_REDIRECTS = 10;
+
+await runWorker('fetch-t1', ({ config, redis, keys, workerId }) => {
+  const pipeline = createContentPipeline({ threads: config.worker.pipelineThreads, budgetMs: config.worker.pipelineBudgetMs, llm: config.llm });
+  return {
+    work: createFetchWork({
+      readInput: (key) => redis.get(key),
+      lease: createDomainLease(redis, {
+        limit: config.worker.domainConcurrency,
+        ttlMs: config.worker.domainLeaseTtlMs,
+        keyPrefix: keys.domainLeasePrefix,
+      }),
+      fetchConfig: {
+        guard: config.ssrf,
+        maxBytes: config.worker.maxBytes,
+        maxRedirects: MAX_REDIRECTS,
+        userAgent: config.worker.userAgent,
+        dispatcher: createGuardedDispatcher(config.ssrf),
+      },
+      pipeline,
+      workerId,
     }),
-    fetchConfig: {
-      guard: config.ssrf,
-      maxBytes: config.worker.maxBytes,
-      maxRedirects: 10,
-      userAgent: config.worker.userAgent,
-      dispatcher: createGuardedDispatcher(config.ssrf),
-    },
-    pipeline: { llm: config.llm },
-    pipelinePool: pipeline,
-    workerId,
-    log,
-  }),
-);
+    close: () => pipeline.close(),
+  };
+});

@@ -2,7 +2,9 @@ import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { convertHtml, convertMarkdown, convertText, type ContentResult } from './content/index.js';
 import { limitNesting } from './nesting-guard.js';
 import { toSafeJson } from './safe-json.js';
-import { buildOutputs, llmExtraction, ragChunks, type LlmConfig } from './outputs.js';
+import { askLlm, type LlmConfig, type LlmRequest } from './llm-step.js';
+import { buildOutputs, llmRequest, ragChunks } from './outputs.js';
+import { shapeContent } from './content-shape.js';
 import { buildSectionTree, matchJsonBody, validateExtractionSchema } from './structured/index.js';
 
 export interface PipelineConfig {
@@ -39,7 +41,8 @@ export interface PipelineOutput {
   modelUsed?: string;
 }
 
-const TEXT_FORMATS = new Set(['markdown', 'text', 'html']);
+/** The CPU part's output; `llm` is set when an extraction_prompt still has to be asked (see completeWithLlm). */
+export type ProcessedDocument = PipelineOutput & { llm?: LlmRequest };
 
 function isJsonType(contentType: string): boolean {
   return contentType === 'application/json' || contentType.endsWith('+json') || contentType === 'json';
@@ -48,7 +51,7 @@ function isJsonType(contentType: string): boolean {
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** SPEC 2.3 rule 1: a JSON API body is parsed into content.json; html is the JSON shown, not for parsing. */
-async function rawJsonApi(body: string, input: PipelineInput, config: PipelineConfig): Promise<PipelineOutput | null> {
+function rawJsonApi(body: string, input: PipelineInput): ProcessedDocument | null {
   let parsed: JsonValue;
   try {
     parsed = toSafeJson(JSON.parse(body) as JsonValue);
@@ -74,14 +77,10 @@ async function rawJsonApi(body: string, input: PipelineInput, config: PipelineCo
   // A schema is matched against the body itself; a prompt goes to the LLM with the body as its content.
   let filteredContent: JsonObject | undefined;
   let evidence: JsonObject | undefined;
-  let modelUsed: string | undefined;
-  let extractionMethod = 'raw_json_api';
+  let llm: LlmRequest | undefined;
   if (input.extractionSchema) validateExtractionSchema(input.extractionSchema);
   if (input.extractionPrompt) {
-    const result = await llmExtraction(text(), input.extractionPrompt, input, config.llm);
-    filteredContent = result.data;
-    modelUsed = result.model;
-    extractionMethod = 'llm';
+    llm = llmRequest(text(), input.extractionPrompt, input);
   } else if (input.extractionSchema) {
     const matched = matchJsonBody(input.extractionSchema, parsed, input.url);
     filteredContent = matched.filtered_content as JsonObject;
@@ -93,10 +92,10 @@ async function rawJsonApi(body: string, input: PipelineInput, config: PipelineCo
     formats,
     title: '',
     metadata: {},
-    extractionMethod,
+    extractionMethod: 'raw_json_api',
     ...(filteredContent ? { filteredContent } : {}),
     ...(evidence ? { evidence } : {}),
-    ...(modelUsed ? { modelUsed } : {}),
+    ...(llm ? { llm } : {}),
   };
 }
 
@@ -108,11 +107,6 @@ function looksLikeJson(body: string): boolean {
   return m !== null;
 }
 
-export function shapeContent(formats: Record<string, JsonValue>, requested: readonly string[]): JsonValue {
-  if (requested.length === 1 && TEXT_FORMATS.has(requested[0]!)) return formats[requested[0]!] ?? '';
-  return formats;
-}
-
 function convert(input: PipelineInput): { result: ContentResult; html: string | null } {
   const type = input.contentType.toLowerCase();
   if (type === 'markdown' || type === 'text/markdown') return { result: convertMarkdown(input.body, input.url), html: null };
@@ -122,17 +116,18 @@ function convert(input: PipelineInput): { result: ContentResult; html: string | 
 }
 
 /**
- * Turns a fetched or supplied document into every requested output. Runs in
- * the worker pools only: it is CPU-bound.
+ * Turns a document into every requested output: the CPU-bound part, run on
+ * a pipeline thread. An extraction_prompt is prepared here and asked after
+ * (completeWithLlm), off the thread.
  */
-export async function runPipeline(input: PipelineInput, config: PipelineConfig): Promise<PipelineOutput> {
+export function processDocument(input: PipelineInput): ProcessedDocument {
   const type = input.contentType.toLowerCase();
   if (isJsonType(type) || (JSON_AS_TEXT.has(type) && looksLikeJson(input.body))) {
-    const api = await rawJsonApi(input.body, input, config);
+    const api = rawJsonApi(input.body, input);
     if (api) return api;
   }
   const { result, html } = convert(input);
-  const outputs = await buildOutputs({ input, content: result, sourceHtml: html }, config.llm);
+  const outputs = buildOutputs({ input, content: result, sourceHtml: html });
   return {
     content: shapeContent(outputs.formats, input.formats),
     formats: outputs.formats,
@@ -141,6 +136,20 @@ export async function runPipeline(input: PipelineInput, config: PipelineConfig):
     ...(outputs.filteredContent ? { filteredContent: outputs.filteredContent } : {}),
     ...(outputs.evidence ? { evidence: outputs.evidence } : {}),
     extractionMethod: outputs.extractionMethod,
-    ...(outputs.modelUsed ? { modelUsed: outputs.modelUsed } : {}),
+    ...(outputs.llm ? { llm: outputs.llm } : {}),
   };
+}
+
+/** The LLM's answer to a prepared extraction_prompt, merged into the output. */
+export async function completeWithLlm(processed: ProcessedDocument, requested: readonly string[], llm: LlmConfig): Promise<PipelineOutput> {
+  const { llm: request, ...output } = processed;
+  if (!request) return output;
+  const answer = await askLlm(request, llm);
+  const formats = request.answersJsonFormat ? { ...output.formats, json: answer.data } : output.formats;
+  return { ...output, formats, content: shapeContent(formats, requested), filteredContent: answer.data, extractionMethod: 'llm', modelUsed: answer.model };
+}
+
+/** The whole pipeline in this thread: the CPU part, then the LLM when a prompt asks for it. */
+export async function runPipeline(input: PipelineInput, config: PipelineConfig): Promise<PipelineOutput> {
+  return completeWithLlm(processDocument(input), input.formats, config.llm);
 }

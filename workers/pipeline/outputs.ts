@@ -2,12 +2,12 @@ import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { TrawlError } from '../../common/errors.js';
 import type { ContentResult } from './content/index.js';
 import type { PipelineInput } from './index.js';
+import type { LlmRequest } from './llm-step.js';
 import {
   applyProfile,
   buildSectionTree,
   chunkMarkdown,
   extractStructuredData,
-  extractWithLlm,
   isProfileRequest,
   matchSchema,
   profileForSchema,
@@ -16,19 +16,13 @@ import {
   type StructuredData,
 } from './structured/index.js';
 
-export interface LlmConfig {
-  baseUrl: string;
-  apiKey: string;
-  model: string;
-  timeoutMs: number;
-}
-
 export interface Outputs {
   formats: Record<string, JsonValue>;
   filteredContent?: JsonObject;
   evidence?: JsonObject;
   extractionMethod: string;
-  modelUsed?: string;
+  /** Set when an extraction_prompt asks the LLM: the call runs after the CPU part, on the event loop. */
+  llm?: LlmRequest;
 }
 
 /** The rag format of some Markdown, with the request's chunk size and overlap. */
@@ -40,34 +34,24 @@ export function ragChunks(markdown: string, input: PipelineInput): JsonValue {
   }) as unknown as JsonValue;
 }
 
-/** `extraction_prompt` over some content through the configured LLM; the answer as an object. */
-export async function llmExtraction(
-  content: string,
-  prompt: string,
-  input: PipelineInput,
-  llm: LlmConfig,
-): Promise<{ data: JsonObject; model: string }> {
-  if (!llm.baseUrl) throw new TrawlError('SERVICE_UNAVAILABLE', 'LLM extraction is not configured on this service (TRAWL_LLM_BASE_URL)');
-  const result = await extractWithLlm(
-    { content, prompt, schema: input.extractionSchema ?? null, sourceUrl: input.url || null, endpoint: input.endpoint ?? 'scrape' },
-    llm,
-  );
-  return { data: asObject(result.data as JsonValue), model: result.model_used };
+/** What an extraction_prompt sends to the LLM about this content. */
+export function llmRequest(content: string, prompt: string, input: PipelineInput): LlmRequest {
+  return {
+    content,
+    prompt,
+    schema: input.extractionSchema ?? null,
+    sourceUrl: input.url || null,
+    endpoint: input.endpoint ?? 'scrape',
+    answersJsonFormat: !!input.jsonIsFiltered && input.formats.includes('json'),
+  };
 }
-
-/** An LLM answer as an object: a bare value or list is wrapped as `{ value }`. */
-const asObject = (value: JsonValue): JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : { value };
 
 /**
  * Builds every requested format from converted content, plus schema matching
- * and LLM extraction. Structured data is read once and shared by the json
- * format, the profile and the schema matcher.
+ * and the request for LLM extraction. Structured data is read once and
+ * shared by the json format, the profile and the schema matcher.
  */
-export async function buildOutputs(
-  job: { input: PipelineInput; content: ContentResult; sourceHtml: string | null },
-  llm: LlmConfig,
-): Promise<Outputs> {
+export function buildOutputs(job: { input: PipelineInput; content: ContentResult; sourceHtml: string | null }): Outputs {
   const { input, content } = job;
   const requested = new Set(input.formats);
   const profile: ProfileRequest = input.extractionProfile && isProfileRequest(input.extractionProfile) ? input.extractionProfile : 'auto';
@@ -115,14 +99,10 @@ export async function buildOutputs(
 
   let filteredContent: JsonObject | undefined;
   let evidence: JsonObject | undefined;
-  let extractionMethod = 'algorithmic';
-  let modelUsed: string | undefined;
+  let llm: LlmRequest | undefined;
 
   if (input.extractionPrompt) {
-    const result = await llmExtraction(content.markdown, input.extractionPrompt, input, llm);
-    filteredContent = result.data;
-    extractionMethod = 'llm';
-    modelUsed = result.model;
+    llm = llmRequest(content.markdown, input.extractionPrompt, input);
   } else if (schema) {
     const matched = matchSchema(schema, structured(), { profile, ...(profileResult ? { profileResult } : profileOptions) });
     filteredContent = matched.filtered_content as JsonObject;
@@ -133,9 +113,9 @@ export async function buildOutputs(
 
   return {
     formats,
-    extractionMethod,
+    extractionMethod: 'algorithmic',
     ...(filteredContent ? { filteredContent } : {}),
     ...(evidence ? { evidence } : {}),
-    ...(modelUsed ? { modelUsed } : {}),
+    ...(llm ? { llm } : {}),
   };
 }

@@ -1,8 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { TrawlError, isErrorCode } from '../../common/errors.js';
-import type { PipelineConfig, PipelineInput, PipelineOutput } from './index.js';
-import type { ThreadResult } from './pipeline-thread.js';
+import type { ThreadResult, ThreadTask } from './pipeline-thread.js';
 
 export interface PipelinePoolOptions {
   /** Threads converting pages at once; the CPU count by default. */
@@ -14,10 +13,17 @@ export interface PipelinePoolOptions {
 }
 
 export interface PipelinePool {
-  /** Runs the pipeline off the event loop; `deadlineMs` (epoch ms) shortens the budget when it comes first. */
-  run(input: PipelineInput, config: PipelineConfig, opts?: { deadlineMs?: number }): Promise<PipelineOutput>;
+  /**
+   * Runs the CPU part of the pipeline off the event loop; `deadlineMs` (epoch
+   * ms) shortens the budget when it comes first. The task's bytes are moved
+   * to the thread: the caller must not use them afterwards.
+   */
+  run(task: ThreadTask, opts?: { deadlineMs?: number }): Promise<Exclude<ThreadResult, { kind: 'failed' }>>;
   close(): Promise<void>;
 }
+
+/** The thread module beside this one, as TypeScript from the sources or as JavaScript from the compiled tree. */
+const THREAD_FILE = new URL(import.meta.url.endsWith('.ts') ? './pipeline-thread.ts' : './pipeline-thread.js', import.meta.url).href;
 
 /**
  * The content pipeline on worker threads. Conversion is synchronous and
@@ -30,7 +36,7 @@ export interface PipelinePool {
 export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
   const threads = Math.max(1, options.threads ?? availableParallelism());
   const pool = new Piscina({
-    filename: new URL('./pipeline-thread.ts', import.meta.url).href,
+    filename: THREAD_FILE,
     minThreads: 1,
     maxThreads: threads,
     // Threads inherit the process's flags (--import tsx loads the TypeScript sources).
@@ -39,15 +45,17 @@ export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
     // A document that blows up in memory ends its thread (ERR_WORKER_OUT_OF_MEMORY), not the worker process.
     resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 2_048 },
   });
+  // The first thread loads the pipeline now, so the first document's budget is not spent loading code.
+  pool.run(null, { name: 'warmUp' }).catch(() => undefined);
 
   return {
-    async run(input, config, opts = {}) {
+    async run(task, opts = {}) {
       const budget = Math.max(1, Math.min(options.budgetMs, (opts.deadlineMs ?? Infinity) - Date.now()));
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(), budget);
       let result: ThreadResult;
       try {
-        result = (await pool.run({ input, config }, { signal: abort.signal })) as ThreadResult;
+        result = (await pool.run(task, { signal: abort.signal, transferList: [task.bytes.buffer as ArrayBuffer] })) as ThreadResult;
       } catch (err) {
         if (abort.signal.aborted) {
           throw new TrawlError('EXTRACTION_FAILED', `Processing the document took longer than ${Math.round(budget / 1000)} s and was stopped`, {
@@ -59,7 +67,7 @@ export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
       } finally {
         clearTimeout(timer);
       }
-      if (result.ok) return result.output;
+      if (result.kind !== 'failed') return result;
       throw new TrawlError(isErrorCode(result.code) ? result.code : 'EXTRACTION_FAILED', result.message, result.details);
     },
     close: () => pool.destroy(),

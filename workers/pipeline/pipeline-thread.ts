@@ -1,15 +1,54 @@
-import { runPipeline, type PipelineConfig, type PipelineInput, type PipelineOutput } from './index.js';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { TrawlError } from '../../common/errors.js';
+import { decodeText } from '../fetching/charset.js';
+import { processDocument, type PipelineInput, type ProcessedDocument } from './index.js';
+import type { LlmRequest } from './llm-step.js';
+import { toStoredResult, type ResultSource } from './stored-result.js';
 
-/** What crosses back from a pipeline thread: the output, or a failure with its public code. */
-export type ThreadResult = { ok: true; output: PipelineOutput } | { ok: false; code: string; message: string; details?: Record<string, unknown> };
+/** A document as bytes in a known charset, moved (not copied) to the thread, which decodes it once. */
+export interface ThreadTask {
+  bytes: Uint8Array;
+  charset: string;
+  input: Omit<PipelineInput, 'body'>;
+  source: ResultSource;
+}
+
+/**
+ * What crosses back from a pipeline thread: the serialized result (moved,
+ * not copied), the output still waiting for the LLM's answer (with the
+ * document when the result must carry it), or a failure with its public code.
+ */
+export type ThreadResult =
+  | { kind: 'result'; result: Uint8Array }
+  | { kind: 'llm'; processed: ProcessedDocument & { llm: LlmRequest }; document: string }
+  | { kind: 'failed'; code: string; message: string; details?: Record<string, unknown> };
+
+function moved(result: Uint8Array): ThreadResult {
+  const value: ThreadResult = { kind: 'result', result };
+  return move({
+    get [transferableSymbol]() {
+      return [result.buffer];
+    },
+    get [valueSymbol]() {
+      return value;
+    },
+  }) as unknown as ThreadResult;
+}
 
 /** Runs in a worker thread (see pipeline-pool.ts); errors come back as data so their codes survive the thread boundary. */
-export default async function runInThread(task: { input: PipelineInput; config: PipelineConfig }): Promise<ThreadResult> {
+export default function runInThread(task: ThreadTask): ThreadResult {
   try {
-    return { ok: true, output: await runPipeline(task.input, task.config) };
+    const body = decodeText(task.bytes, task.charset);
+    const processed = processDocument({ ...task.input, body });
+    if (processed.llm) return { kind: 'llm', processed: processed as ProcessedDocument & { llm: LlmRequest }, document: task.source.includeRawHtml ? body : '' };
+    return moved(toStoredResult(processed, task.source, body));
   } catch (err) {
-    if (err instanceof TrawlError) return { ok: false, code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
-    return { ok: false, code: 'EXTRACTION_FAILED', message: err instanceof Error ? err.message : 'The content could not be processed' };
+    if (err instanceof TrawlError) return { kind: 'failed', code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
+    return { kind: 'failed', code: 'EXTRACTION_FAILED', message: err instanceof Error ? err.message : 'The content could not be processed' };
   }
+}
+
+/** Run once when a pool starts: importing this module loads the whole pipeline into the thread. */
+export function warmUp(): boolean {
+  return true;
 }

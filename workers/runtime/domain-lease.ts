@@ -91,15 +91,30 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The scripts as Redis commands: sent by hash (EVALSHA), the script text only when the server lacks it. */
+interface LeaseCommands {
+  trawlLeaseAcquire(key: string, limit: string, ttl: string, holder: string): Promise<number>;
+  trawlLeaseRefresh(key: string, ttl: string, holder: string): Promise<number>;
+}
+
+function leaseCommands(redis: Redis): LeaseCommands {
+  const commands = redis as unknown as Partial<LeaseCommands>;
+  if (!commands.trawlLeaseAcquire) redis.defineCommand('trawlLeaseAcquire', { numberOfKeys: 1, lua: ACQUIRE });
+  if (!commands.trawlLeaseRefresh) redis.defineCommand('trawlLeaseRefresh', { numberOfKeys: 1, lua: REFRESH });
+  return redis as unknown as LeaseCommands;
+}
+
 export function createDomainLease(redis: Redis, opts: DomainLeaseOptions): DomainLease {
   if (!(opts.limit >= 1) || !(opts.ttlMs >= 1)) throw new Error('A domain lease needs a limit and a ttl of at least 1');
   const ttl = String(Math.ceil(opts.ttlMs));
+  const limit = String(opts.limit);
+  const scripts = leaseCommands(redis);
 
   const makeLease = (domain: string, holderId: string, key: string): Lease => ({
     domain,
     holderId,
     async refresh() {
-      return (await redis.eval(REFRESH, 1, key, ttl, holderId)) === 1;
+      return (await scripts.trawlLeaseRefresh(key, ttl, holderId)) === 1;
     },
     async release() {
       await redis.zrem(key, holderId);
@@ -108,7 +123,7 @@ export function createDomainLease(redis: Redis, opts: DomainLeaseOptions): Domai
 
   const acquire = async (domain: string, holderId: string): Promise<Lease | null> => {
     const key = `${opts.keyPrefix}${domainKey(domain)}`;
-    const granted = await redis.eval(ACQUIRE, 1, key, String(opts.limit), ttl, holderId);
+    const granted = await scripts.trawlLeaseAcquire(key, limit, ttl, holderId);
     return granted === 1 ? makeLease(domain, holderId, key) : null;
   };
 

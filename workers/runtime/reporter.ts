@@ -9,9 +9,13 @@ export type ReportFields = Omit<Partial<AttemptReport>, '$typeName' | '$unknown'
   phase: AttemptPhase;
 };
 
+/** What a pool adds to a finished report: status code, sizes, timings, escalation. */
+export type ReportExtra = Omit<Partial<ReportFields>, 'jobId' | 'attemptId' | 'phase' | 'tier' | 'deliveryCount' | 'ok' | 'errorCode' | 'errorMessage' | 'resultKey'>;
+
 /**
- * Publishes attempt reports. The message id is attempt plus phase, so a
- * finished report re-sent after a redelivery inside the duplicate window is dropped.
+ * Publishes attempt reports and resolves once JetStream has stored them. The
+ * message id is attempt plus phase, so a finished report re-sent after a
+ * redelivery inside the duplicate window is dropped.
  */
 export function createReporter(js: JetStreamClient, names: NatsNames, identity: { pool: string; workerId: string }) {
   return async (fields: ReportFields): Promise<void> => {

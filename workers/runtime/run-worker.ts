@@ -1,76 +1,72 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { jetstream } from '@nats-io/jetstream';
 import type { Redis } from 'ioredis';
-import { loadConfig, type TrawlConfig } from '../../common/config.js';
-import { connectNats, connectRedis, ensureStreams, jetstreamManager } from '../../common/connections.js';
-import { createLogger, type Logger } from '../../common/logger.js';
-import { natsNames } from '../../common/nats-names.js';
-import type { ScrapeTask } from '../../proto/gen/trawl/v1/work_pb.js';
-import { createAttemptReporting, type AttemptReporting } from './attempt-reporting.js';
+import { connectRedis } from '../../common/connections.js';
+import { runProcess, type ProcessContext } from '../../common/process-runner.js';
+import type { Task } from '../../proto/gen/trawl/v1/work_pb.js';
+import { createAttemptHandler, type AttemptWork } from './attempt.js';
 import { startHeartbeat } from './heartbeat.js';
-import { startPool, type PoolHandler } from './pool-runtime.js';
+import { startPool } from './pool-runtime.js';
 import { createReporter } from './reporter.js';
 import { createResultStore } from './result-store.js';
-import { createPipelinePool, type PipelinePool } from '../pipeline/pipeline-pool.js';
 
 /** Long enough for the longest task: a 300 s fetch plus processing. Anything left after it is handed back. */
 const DRAIN_TIMEOUT_MS = 330_000;
 
-export interface WorkerContext {
-  config: TrawlConfig;
-  log: Logger;
+export interface WorkerContext extends ProcessContext {
   redis: Redis;
   workerId: string;
-  attempts: AttemptReporting;
-  /** The content pipeline, on worker threads with a time budget per document. */
-  pipeline: PipelinePool;
+}
+
+/** What a pool brings: its two attempt steps, and whatever it must close once drained (its content pipeline). */
+export interface PoolSetup<K extends NonNullable<Task['payload']['case']>, I> {
+  work: AttemptWork<K, I>;
+  close?(): Promise<void>;
 }
 
 /**
- * Bootstrap shared by every pool process: connections, the pool runtime,
- * heartbeats, and a drain on SIGTERM/SIGINT. The pool supplies its handler.
+ * Bootstrap shared by every pool process: the process runner's connections,
+ * Redis, the attempt template around the pool's steps, the pool runtime,
+ * heartbeats, and a drain on SIGTERM/SIGINT.
  */
-export async function runWorker(pool: string, buildHandler: (ctx: WorkerContext) => PoolHandler<ScrapeTask>): Promise<void> {
-  const config = loadConfig();
-  const log = createLogger(pool, config.logLevel);
+export async function runWorker<K extends NonNullable<Task['payload']['case']>, I>(
+  pool: string,
+  setup: (ctx: WorkerContext) => PoolSetup<K, I> | Promise<PoolSetup<K, I>>,
+): Promise<void> {
   const workerId = `${pool}-${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const redis = connectRedis(config);
-  const nc = await connectNats(config, workerId);
-  const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc);
-  const names = natsNames(config.natsPrefix);
-  await ensureStreams(jsm, names);
-
-  const identity = { pool, workerId };
-  const attempts = createAttemptReporting({
-    report: createReporter(js, names, identity),
-    results: createResultStore(redis, { prefix: config.natsPrefix, ttlSeconds: config.resultTtlSeconds }),
-  });
-  const pipeline = createPipelinePool({
-    ...(config.worker.pipelineThreads > 0 ? { threads: config.worker.pipelineThreads } : {}),
-    budgetMs: config.worker.pipelineBudgetMs,
-  });
-  const running = await startPool(
-    { nc, js, jsm, names, log },
-    { pool, concurrency: config.worker.concurrency, ackWaitMs: config.worker.ackWaitMs, maxDeliver: config.worker.maxDeliver, drainTimeoutMs: DRAIN_TIMEOUT_MS },
-    buildHandler({ config, log, redis, workerId, attempts, pipeline }),
+  await runProcess(
+    pool,
+    async (ctx) => {
+      const { config, log, js, jsm, names, keys, nc } = ctx;
+      const redis = connectRedis(config);
+      const identity = { pool, workerId };
+      const own = await setup({ ...ctx, redis, workerId });
+      const handler = createAttemptHandler(
+        {
+          pool,
+          report: createReporter(js, names, identity),
+          results: createResultStore(redis, { keys, ttlSeconds: config.resultTtlSeconds }),
+          keys,
+        },
+        own.work,
+      );
+      const running = await startPool(
+        { js, jsm, names, log },
+        { pool, concurrency: config.worker.concurrency, ackWaitMs: config.worker.ackWaitMs, maxDeliver: config.worker.maxDeliver, drainTimeoutMs: DRAIN_TIMEOUT_MS },
+        handler,
+      );
+      const heartbeat = startHeartbeat(nc, names, identity);
+      log.info({ workerId, concurrency: config.worker.concurrency }, `${pool} worker started`);
+      return {
+        async stop() {
+          log.info({ inFlight: running.inFlight() }, 'draining');
+          heartbeat.stop();
+          await running.drain();
+          await own.close?.().catch(() => undefined);
+          await redis.quit().catch(() => undefined);
+        },
+      };
+    },
+    { natsName: workerId },
   );
-  const heartbeat = startHeartbeat(nc, names, identity);
-  log.info({ workerId, concurrency: config.worker.concurrency }, `${pool} worker started`);
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal, inFlight: running.inFlight() }, 'draining');
-    heartbeat.stop();
-    await running.drain();
-    await pipeline.close().catch(() => undefined);
-    await nc.drain().catch(() => undefined);
-    await redis.quit().catch(() => undefined);
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
 }

@@ -1,22 +1,10 @@
 import net from 'node:net';
 import { expect } from 'chai';
 import type { Agent } from 'undici';
-import { fetchPage, type FetchConfig, type FetchOutcome } from '../../../workers/fetch-t1/fetcher.js';
-import { createGuardedDispatcher } from '../../../workers/net/ssrf-guard.js';
+import { fetchPage, type FetchConfig } from '../../../workers/fetch-t1/fetcher.js';
+import { createGuardedDispatcher } from '../../../workers/fetching/ssrf-guard.js';
+import { failed, ok } from './outcome.js';
 import { ARTICLE_TITLE, startSiteServer, type SiteServer } from '../../fixtures/site-server.js';
-
-type Ok = Extract<FetchOutcome, { kind: 'ok' }>;
-type Failed = Extract<FetchOutcome, { kind: 'failed' }>;
-
-function ok(outcome: FetchOutcome): Ok {
-  expect(outcome.kind, JSON.stringify({ ...outcome, body: undefined })).to.equal('ok');
-  return outcome as Ok;
-}
-
-function failed(outcome: FetchOutcome): Failed {
-  expect(outcome.kind, JSON.stringify({ ...outcome, body: undefined })).to.equal('failed');
-  return outcome as Failed;
-}
 
 async function closedPort(): Promise<number> {
   const server = net.createServer();

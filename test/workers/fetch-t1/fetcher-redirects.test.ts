@@ -1,41 +1,14 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Agent } from 'undici';
-import { fetchPage, type FetchConfig, type FetchOutcome } from '../../../workers/fetch-t1/fetcher.js';
-import { createGuardedDispatcher } from '../../../workers/net/ssrf-guard.js';
+import { fetchPage, type FetchConfig } from '../../../workers/fetch-t1/fetcher.js';
+import { createGuardedDispatcher } from '../../../workers/fetching/ssrf-guard.js';
+import { failed, ok } from './outcome.js';
+import { startCountingServer } from '../../fixtures/counting-server.js';
 import { ARTICLE_TITLE, startSiteServer, type SiteServer } from '../../fixtures/site-server.js';
 
-type Ok = Extract<FetchOutcome, { kind: 'ok' }>;
-type Failed = Extract<FetchOutcome, { kind: 'failed' }>;
-
-function ok(outcome: FetchOutcome): Ok {
-  expect(outcome.kind, JSON.stringify(outcome)).to.equal('ok');
-  return outcome as Ok;
-}
-
-function failed(outcome: FetchOutcome): Failed {
-  expect(outcome.kind, JSON.stringify({ ...outcome, body: undefined })).to.equal('failed');
-  return outcome as Failed;
-}
-
 /** A server bound to an address the guard refuses, counting every TCP connection that reaches it. */
-async function trap(host: string): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
-  let connections = 0;
-  const server = http.createServer((_req, res) => res.end('internal service'));
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+const trap = (host: string) => startCountingServer(host, 'internal service');
 
 describe('fetchPage redirects', function () {
   this.timeout(30_000);
@@ -234,7 +207,7 @@ describe('fetchPage redirects', function () {
           ),
         );
         expect(outcome.code).to.equal('URL_NOT_ALLOWED');
-        expect(outcome.message).to.contain('127.0.0.2');
+        expect(outcome.message).to.contain('internal.example').and.not.contain('127.0.0.2');
         expect(internal.connections()).to.equal(0);
       } finally {
         await internal.close();

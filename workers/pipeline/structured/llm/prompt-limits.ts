@@ -1,7 +1,8 @@
 import { TrawlError } from '../../../../common/errors.js';
+import { MAX_EXTRACT_PROMPT_CHARS, MAX_SCRAPE_PROMPT_CHARS } from '../../../../common/limits.js';
 
 /** SPEC 2.11 and 8.4: extraction_prompt is limited to 2,000 characters on Extract and 4,000 on scrape. */
-export const EXTRACTION_PROMPT_LIMITS = { extract: 2000, scrape: 4000 } as const;
+export const EXTRACTION_PROMPT_LIMITS = { extract: MAX_EXTRACT_PROMPT_CHARS, scrape: MAX_SCRAPE_PROMPT_CHARS } as const;
 export type PromptEndpoint = keyof typeof EXTRACTION_PROMPT_LIMITS;
 
 /**

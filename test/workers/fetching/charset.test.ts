@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import iconv from 'iconv-lite';
-import { decodeBody, detectCharset } from '../../../workers/fetch-t1/charset.js';
+import { asciiView, decodeText, detectCharset } from '../../../workers/fetching/charset.js';
+
+/** What the pipeline thread reads: the body in the charset the fetch detected. */
+function decodeBody(bytes: Buffer, mime: string, label?: string): { text: string; charset: string } {
+  const charset = detectCharset(bytes, mime, label);
+  return { text: decodeText(bytes, charset), charset };
+}
 
 const html = (head: string, text: string) => `<!DOCTYPE html><html><head>${head}<title>t</title></head><body><p>${text}</p></body></html>`;
 
@@ -66,5 +72,18 @@ describe('charset detection and decoding', () => {
   it('skips a label it cannot decode and keeps looking', () => {
     const bytes = Buffer.from(html('', 'x'));
     expect(detectCharset(bytes, 'text/html', 'x-user-defined')).to.equal('utf-8');
+  });
+
+  describe('the view challenge detection reads', () => {
+    it('finds ASCII markers in the raw bytes of an ASCII-compatible charset, up to the limit', () => {
+      const bytes = iconv.encode('<title>Just a moment...</title><p>Grüße</p>', 'windows-1252');
+      expect(asciiView(bytes, 'windows-1252', 1_000)).to.contain('<title>Just a moment...</title>');
+      expect(asciiView(bytes, 'utf-8', 7)).to.equal('<title>');
+    });
+
+    it('decodes the start of a UTF-16 body, whose ASCII is not one byte a character', () => {
+      const bytes = iconv.encode('\ufeff<title>Just a moment...</title>', 'utf-16le');
+      expect(asciiView(bytes, 'utf-16le', 1_000)).to.contain('<title>Just a moment...</title>');
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { detectChallenge, hasBlockMarkers } from '../../../workers/fetch-t1/challenge-detector.js';
+import { detectChallenge, hasBlockMarkers } from '../../../workers/fetching/challenge-detector.js';
 
 const none = {};
 

@@ -166,5 +166,13 @@ export async function readBody(source: Readable, opts: ReadBodyOptions): Promise
     }
     throw err;
   }
-  return Buffer.concat(chunks, size);
+  return ownBuffer(chunks, size);
+}
+
+/** The chunks joined in a buffer that owns its memory (never a slice of Node's shared pool), so it can be transferred. */
+function ownBuffer(chunks: Buffer[], size: number): Buffer {
+  const out = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(out, at);
+  return out;
 }

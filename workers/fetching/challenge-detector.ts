@@ -48,9 +48,17 @@ const CHALLENGE_SIGNATURES: ChallengeSignature[] = [
 /** The bytes of a body worth scanning: challenge pages are small and put their markers early. */
 export const CHALLENGE_SCAN_CHARS = 64 * 1024;
 
+/**
+ * Text every signature's body match contains (each pattern is
+ * case-insensitive and includes one of these), found in one fast pass: an
+ * ordinary page has none, and its signatures are not run.
+ */
+const SIGNATURE_HINT = /_cf_chl_opt|just a moment\.\.\.|attention required|incapsula|captcha|access denied/i;
+
 /** The vendor whose challenge or block page this is, or null. */
 export function detectChallenge(evidence: ResponseEvidence): string | null {
   const scanned = { headers: evidence.headers, body: evidence.body.slice(0, CHALLENGE_SCAN_CHARS) };
+  if (scanned.headers['cf-mitigated'] === undefined && !SIGNATURE_HINT.test(scanned.body)) return null;
   return CHALLENGE_SIGNATURES.find((signature) => signature.matches(scanned))?.vendor ?? null;
 }
 

@@ -1,12 +1,6 @@
 import sniffHTMLEncoding from 'html-encoding-sniffer';
 import iconv from 'iconv-lite';
 
-export interface DecodedText {
-  text: string;
-  /** The encoding the text was decoded with, lower-case (`utf-8`, `shift_jis`, `windows-1252`, ...). */
-  charset: string;
-}
-
 const DEFAULT_CHARSET = 'utf-8';
 
 /** A BOM is evidence about the bytes themselves, so it wins over any label, as in browsers. */
@@ -58,7 +52,7 @@ function isXmlMime(mime: string): boolean {
  * The encoding of a response body: BOM, then the Content-Type charset, then
  * the document's own declaration (`<meta>` prescan for HTML, the XML
  * declaration for XML), then UTF-8. Labels this process cannot decode are
- * skipped.
+ * skipped. The name is lower-case (`utf-8`, `shift_jis`, `windows-1252`, ...).
  */
 export function detectCharset(bytes: Uint8Array, mime: string, headerCharset?: string): string {
   const fromBom = bomEncoding(bytes);
@@ -69,7 +63,17 @@ export function detectCharset(bytes: Uint8Array, mime: string, headerCharset?: s
   return declared ?? DEFAULT_CHARSET;
 }
 
-export function decodeBody(bytes: Buffer, mime: string, headerCharset?: string): DecodedText {
-  const charset = detectCharset(bytes, mime, headerCharset);
-  return { text: iconv.decode(bytes, charset), charset };
+/** Bytes in a charset from detectCharset as text; a BOM is dropped. The one place a body is decoded. */
+export function decodeText(bytes: Uint8Array, charset: string): string {
+  return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), charset);
+}
+
+/**
+ * The start of a body as text for finding ASCII markers (challenge pages),
+ * without decoding it: every charset this process decodes except UTF-16
+ * keeps ASCII bytes as they are, so a one-byte view finds the same markers.
+ */
+export function asciiView(bytes: Buffer, charset: string, maxChars: number): string {
+  if (charset.startsWith('utf-16')) return iconv.decode(bytes.subarray(0, maxChars * 2), charset);
+  return bytes.toString('latin1', 0, Math.min(bytes.length, maxChars));
 }

@@ -1,5 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import dns from 'node:dns';
+import { hostname } from 'node:os';
 import { expect } from 'chai';
 import { request } from 'undici';
 import {
@@ -9,7 +9,10 @@ import {
   isBlockedAddress,
   UrlNotAllowedError,
   type ResolveAll,
-} from '../../../workers/net/ssrf-guard.js';
+} from '../../../workers/fetching/ssrf-guard.js';
+import { startCountingServer } from '../../fixtures/counting-server.js';
+import { fetchPage } from '../../../workers/fetch-t1/fetcher.js';
+import type { FetchFailure } from '../../../workers/fetching/fetch-result.js';
 
 const closedGuard = { allowPrivate: false };
 
@@ -24,21 +27,7 @@ function refusal(fn: () => void): UrlNotAllowedError {
 }
 
 /** A plain HTTP server that counts the TCP connections it receives. */
-async function countingServer(host: string): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
-  let connections = 0;
-  const server = http.createServer((_req, res) => res.end('reached'));
-  server.on('connection', () => connections++);
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    connections: () => connections,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+const countingServer = (host: string) => startCountingServer(host, 'reached');
 
 describe('SSRF guard', () => {
   describe('isBlockedAddress', () => {
@@ -244,11 +233,28 @@ describe('SSRF guard', () => {
           (e: unknown) => e,
         );
         expect(err).to.be.instanceOf(UrlNotAllowedError);
-        expect((err as Error).message).to.match(/localhost resolves to (127\.0\.0\.1|::1)/);
+        expect((err as Error).message).to.equal('The host localhost is not allowed: it is not a public internet address');
         expect(loopback.connections()).to.equal(before);
       } finally {
         await dispatcher.close();
       }
+    });
+
+    it('refuses an internal name without saying what it resolved to', async () => {
+      // This machine's own name resolves through /etc/hosts or the system resolver to one of its internal addresses.
+      const name = hostname();
+      const addresses = (await dns.promises.lookup(name, { all: true })).map((a) => a.address);
+      const outcome = await fetchPage({ url: `http://${name}:${loopback.port}/`, method: 'GET', timeoutMs: 5_000 }, {
+        guard: closedGuard,
+        maxBytes: 1_000_000,
+        maxRedirects: 0,
+        userAgent: 'test',
+      });
+      expect(outcome.kind).to.equal('failed');
+      const failure = outcome as FetchFailure;
+      expect(failure.code).to.equal('URL_NOT_ALLOWED');
+      expect(failure.message).to.equal(`The host ${name} is not allowed: it is not a public internet address`);
+      for (const address of addresses) expect(JSON.stringify(failure)).not.to.contain(address);
     });
 
     it('connects to the address the name resolves to when that address is allowed', async () => {
@@ -276,7 +282,9 @@ describe('SSRF guard', () => {
           (e: unknown) => e,
         );
         expect(err).to.be.instanceOf(UrlNotAllowedError);
-        expect((err as Error).message).to.contain('10.0.0.7');
+        // The refusal names the host as sent, never the address it resolved to.
+        expect((err as Error).message).to.contain('mixed.test').and.not.contain('10.0.0.7');
+        expect(JSON.stringify((err as UrlNotAllowedError).details)).not.to.contain('10.0.0.7');
         expect(loopback.connections()).to.equal(before);
       } finally {
         await dispatcher.close();
@@ -297,7 +305,7 @@ describe('SSRF guard', () => {
           (e: unknown) => e,
         );
         expect(second).to.be.instanceOf(UrlNotAllowedError);
-        expect((second as Error).message).to.contain('127.0.0.2');
+        expect((second as Error).message).to.contain('rebind.test').and.not.contain('127.0.0.2');
         expect(lookups).to.equal(2);
       } finally {
         await dispatcher.close();

@@ -137,9 +137,17 @@ function compileAddressPolicy(opts: GuardOptions): (ip: string) => boolean {
   };
 }
 
+/** Each options object's policy, compiled on first use: the checks run on every fetch and redirect. */
+const compiledPolicies = new WeakMap<GuardOptions, (ip: string) => boolean>();
+
 /** Whether a connection to this address may be made under the options. */
 export function isAddressAllowed(ip: string, opts: GuardOptions): boolean {
-  return compileAddressPolicy(opts)(ip);
+  let policy = compiledPolicies.get(opts);
+  if (!policy) {
+    policy = compileAddressPolicy(opts);
+    compiledPolicies.set(opts, policy);
+  }
+  return policy(ip);
 }
 
 function isLocalhostName(hostname: string): boolean {
@@ -189,7 +197,8 @@ const systemResolve: ResolveAll = (hostname) => dns.promises.lookup(hostname, { 
 /**
  * A lookup for net/tls.connect that resolves every address of a name and
  * refuses the connection if any of them is not allowed: a name that mixes a
- * public and an internal address is a rebinding attempt, not a choice.
+ * public and an internal address is a rebinding attempt, not a choice. The
+ * refusal does not say which address the name resolved to.
  */
 function guardedLookup(isAllowed: (ip: string) => boolean, resolve: ResolveAll): net.LookupFunction {
   return (hostname, options, callback) => {
@@ -197,7 +206,8 @@ function guardedLookup(isAllowed: (ip: string) => boolean, resolve: ResolveAll):
       (addresses) => {
         const refused = addresses.find((a) => !isAllowed(a.address));
         if (refused) {
-          callback(new UrlNotAllowedError(`The host ${hostname} resolves to ${refused.address}, which is not a public internet address`, hostname), '', 0);
+          // The message names the host the caller sent, never what it resolved to: that would map internal DNS.
+          callback(new UrlNotAllowedError(`The host ${hostname} is not allowed: it is not a public internet address`, hostname), '', 0);
           return;
         }
         const usable = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
