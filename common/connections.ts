@@ -5,7 +5,8 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { TrawlConfig } from './config.js';
 
 export async function connectNats(config: TrawlConfig, name: string): Promise<NatsConnection> {
-  return connect({ servers: config.natsUrl, name, maxReconnectAttempts: -1 });
+  // Without async traces a request (every JetStream publish) does not build an Error up front to keep its stack.
+  return connect({ servers: config.natsUrl, name, maxReconnectAttempts: -1, noAsyncTraces: true });
 }
 
 export function connectRedis(config: TrawlConfig): Redis {

@@ -43,6 +43,12 @@ export const PARKED_INPUT_TTL_SECONDS = 3_600;
 /** The body a scrape sends to its target (`body`), UTF-8 bytes. */
 export const MAX_TARGET_REQUEST_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Whole scrape request bodies (/scrape and /scrape/estimate): room for a 1 MB target `body` written as a
+ * JSON string (escaping may up to double it) and the other fields.
+ */
+export const SCRAPE_REQUEST_LIMIT_BYTES = 2 * MAX_TARGET_REQUEST_BODY_BYTES + 64 * 1024;
+
 /** JSON request bodies nested deeper than this (arrays and objects) are refused before they are parsed. */
 export const MAX_JSON_DEPTH = 64;
 

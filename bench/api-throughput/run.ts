@@ -4,7 +4,7 @@
  * @koa/router server with one JSON route, each with autocannon at 50
  * connections.
  *
- *   npm run bench:api-throughput [-- --duration 10 --connections 50]
+ *   npm run bench:api-throughput [-- --duration 10 --connections 50 --only jobs]
  *
  * TRAWL_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every process of the stack.
  */
@@ -23,6 +23,8 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '3' },
+    // One target alone (jobs, live or bare), e.g. to profile it.
+    only: { type: 'string' },
   },
 });
 const duration = Number(values.duration);
@@ -80,7 +82,11 @@ try {
     ['bare Koa + @koa/router', bare.url, {}],
   ];
   const results: Figures[] = [];
-  for (const [, url, headers] of targets) {
+  for (const [name, url, headers] of targets) {
+    if (values.only && !name.includes(values.only)) {
+      results.push({ rps: NaN, p50: NaN, p99: NaN, failures: 0 } as Figures);
+      continue;
+    }
     await load(url, headers, warmup);
     results.push(await load(url, headers, duration));
   }

@@ -99,8 +99,24 @@ describe('request validation and the error envelope', function () {
     expect(res.body.request_id).to.be.a('string');
   });
 
-  it('answers a body over 1 MB with 413', async () => {
-    const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', { url: 'https://example.com', body: 'x'.repeat(1_100_000) });
+  it('answers a target body over 1 MB with 400 naming body, and a scrape request over 2 MB with 413', async () => {
+    const over = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', { url: 'https://example.com', method: 'POST', body: 'x'.repeat(1_100_000) });
+    expect(over.status).to.equal(400);
+    expect(over.body.details.fields[0].field).to.equal('body');
+    const huge = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', { url: 'https://example.com', method: 'POST', body: 'x'.repeat(2_200_000) });
+    expect(huge.status).to.equal(413);
+    expect(huge.body.error).to.equal('PAYLOAD_TOO_LARGE');
+  });
+
+  it('takes a target body of a full 1 MB, quotes escaped, within the scrape request limit', async () => {
+    const body = '"'.repeat(1024 * 1024 - 64 * 1024);
+    const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape/estimate', { url: 'https://example.com', method: 'POST', body });
+    expect(res.status).to.equal(200);
+    expect(res.body.runnable).to.equal(true);
+  });
+
+  it('answers any other route\'s body over 1 MB with 413', async () => {
+    const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape/light', { url: 'https://example.com', pad: 'x'.repeat(1_100_000) });
     expect(res.status).to.equal(413);
     expect(res.body.error).to.equal('PAYLOAD_TOO_LARGE');
   });

@@ -1,6 +1,7 @@
 import { toCredits } from '../../../common/pricing.js';
 import type { ControlPlane } from '../../control-plane-client.js';
 import { callOptions } from '../../http/call-options.js';
+import { SCRAPE_REQUEST_LIMIT_BYTES } from '../../../common/limits.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { runScrape } from './run-scrape.js';
 import { EstimateResult, ScrapeAccepted, ScrapeRequest, ScrapeResult } from './schemas.js';
@@ -24,6 +25,7 @@ export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
         '202 with a poll URL. With sync=false it always answers 202.',
       tags: ['Scrape'],
       auth: 'api_key',
+      bodyLimitBytes: SCRAPE_REQUEST_LIMIT_BYTES,
       request: { body: ScrapeRequest },
       responses: {
         200: { description: 'The scrape result', schema: ScrapeResult, headers: CREDIT_HEADERS },
@@ -51,6 +53,7 @@ export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
         'of the most expensive one (the reservation). Nothing is charged or fetched.',
       tags: ['Scrape'],
       auth: 'api_key',
+      bodyLimitBytes: SCRAPE_REQUEST_LIMIT_BYTES,
       request: { body: ScrapeRequest },
       responses: { 200: { description: 'The estimate', schema: EstimateResult } },
       errors: { 400: 'EXCEEDS_COST_LIMIT' },
