@@ -39,8 +39,9 @@ export function fromConnectError(err: unknown): TrawlError {
   if (info && isErrorCode(info.code)) {
     return new TrawlError(info.code, connect.rawMessage, (info.details ?? undefined) as Record<string, unknown> | undefined);
   }
+  // The control plane is this service's own dependency: down, it is a 503 the client retries after Retry-After.
   if (connect.code === Code.Unavailable || connect.code === Code.Canceled) {
-    return new TrawlError('UPSTREAM_ERROR', 'The control plane is unavailable');
+    return new TrawlError('SERVICE_UNAVAILABLE', 'The control plane is unavailable; try again shortly');
   }
   if (connect.code === Code.DeadlineExceeded) return new TrawlError('TIMEOUT', 'The control plane did not answer in time');
   return new TrawlError('INTERNAL_ERROR', 'Internal error');

@@ -50,6 +50,8 @@ function derivedErrors(route: AnyRoute): Record<number, string> {
     out[415] = 'UNSUPPORTED_MEDIA_TYPE (send application/json)';
   }
   out[500] = 'INTERNAL_ERROR';
+  // Every authenticated route reaches the control plane, Postgres or Redis.
+  if (route.auth !== 'none') out[503] = 'SERVICE_UNAVAILABLE (the control plane, Postgres or Redis is down; retry after Retry-After)';
   return out;
 }
 

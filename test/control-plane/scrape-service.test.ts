@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { createClient, createRouterTransport, type Client } from '@connectrpc/connect';
 import { expect } from 'chai';
@@ -20,14 +19,7 @@ import { createScrapeService } from '../../control-plane/scrape/scrape-service.j
 import { controlPlaneInterceptors } from '../../control-plane/server.js';
 import { balanceOf } from '../support/api.js';
 import { createTestCaller, useControlPlaneServices } from './support/database.js';
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = (server.address() as net.AddressInfo);
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
+import { closedPort } from '../support/closed-port.js';
 
 /** Calls and answers through the control plane's own interceptors, in memory. */
 describe('ScrapeService behind the control-plane interceptors', function () {

@@ -1,15 +1,6 @@
 import { expect } from 'chai';
-import net from 'node:net';
 import { superviseRoles } from '../../deploy/local/supervisor.js';
-
-/** A port with nothing listening on it: a process pointed there cannot start. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
+import { closedPort } from '../support/closed-port.js';
 
 describe('npm start supervisor', function () {
   this.timeout(60_000);

@@ -1,16 +1,8 @@
-import net from 'node:net';
 import { expect } from 'chai';
 import { startSiteServer } from '../fixtures/site-server.js';
 import { apiClient, balanceOf, pollJob } from '../support/api.js';
 import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
+import { closedPort } from '../support/closed-port.js';
 
 describe('target failures are classified, answered and refunded', function () {
   this.timeout(120_000);

@@ -1,18 +1,10 @@
-import net from 'node:net';
 import { expect } from 'chai';
 import type { Agent } from 'undici';
 import { fetchPage, type FetchConfig } from '../../../workers/fetch-t1/fetcher.js';
 import { createGuardedDispatcher } from '../../../workers/fetching/ssrf-guard.js';
 import { failed, ok } from './outcome.js';
 import { ARTICLE_TITLE, startSiteServer, type SiteServer } from '../../fixtures/site-server.js';
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort } from '../../support/closed-port.js';
 
 const MB = 1024 * 1024;
 

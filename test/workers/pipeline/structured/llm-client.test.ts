@@ -15,6 +15,7 @@ import {
   type LlmConfig,
 } from '../../../../workers/pipeline/structured/index.js';
 import { startOpenAiTestServer, type OpenAiTestServer } from '../../../fixtures/openai-server.js';
+import { closedPort } from '../../../support/closed-port.js';
 
 const CONTENT = `# Acme Anvil 3000
 
@@ -37,15 +38,6 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return e;
   }
   expect.fail('expected the call to fail');
-}
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('structured/llm client', () => {

@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createLogger } from '../../common/logger.js';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../common/limits.js';
+import { createGatewayApp } from '../../gateway/app.js';
+import { createControlPlaneClient } from '../../gateway/control-plane-client.js';
+import { createRequestLogBatcher } from '../../gateway/http/request-log-batcher.js';
+import { closedPort } from '../support/closed-port.js';
+
+describe('gateway with its control plane unreachable', function () {
+  this.timeout(30_000);
+  let server: Server;
+  let baseUrl: string;
+  const published: Uint8Array[] = [];
+
+  before(async () => {
+    const log = createLogger('gateway-test', 'fatal');
+    const app = createGatewayApp({
+      controlPlane: createControlPlaneClient(`http://127.0.0.1:${await closedPort()}`),
+      requestLogs: createRequestLogBatcher(async (data) => published.push(data), log, { windowMs: 50, maxRecords: 100 }),
+      log,
+      publicBaseUrl: 'http://127.0.0.1',
+      trustedProxies: [],
+    });
+    server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => server.close());
+
+  it('answers readiness 503 with Retry-After, and liveness 200', async () => {
+    const ready = await fetch(`${baseUrl}/api/v1/health/ready`);
+    expect(ready.status).to.equal(503);
+    expect(ready.headers.get('retry-after')).to.equal(String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+    expect(await ready.json()).to.deep.equal({ ready: false });
+    const live = await fetch(`${baseUrl}/api/v1/health/live`);
+    expect(live.status).to.equal(200);
+  });
+
+  it('answers an API call 503 in the error envelope with Retry-After, never 500', async () => {
+    const res = await fetch(`${baseUrl}/api/v1/jobs/7d4bd7b2-2a43-4d3e-8f53-1c1b8f2f5f00`, { headers: { 'X-API-Key': 'sk_test_anything' } });
+    const body = (await res.json()) as { error: string; request_id: string };
+    expect(res.status).to.equal(503);
+    expect(res.headers.get('retry-after')).to.equal(String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+    expect(body.error).to.equal('SERVICE_UNAVAILABLE');
+    expect(body.request_id).to.be.a('string');
+  });
+});
