@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import sniffHTMLEncoding from 'html-encoding-sniffer';
 import iconv from 'iconv-lite';
@@ -37,6 +38,18 @@ export function loadCases(dir = DATA_DIR): EvaluationCase[] {
       without: c.without,
     }))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+export type Half = 'a' | 'b';
+
+/**
+ * A fixed split of the set into two halves by a hash of the page's file name,
+ * so heuristics can be tuned on one half and checked on the other, which they
+ * never saw. The split does not depend on the order or number of cases.
+ */
+export function halfOf(c: EvaluationCase): Half {
+  const digest = createHash('sha256').update(path.basename(c.file)).digest();
+  return (digest[0]! & 1) === 0 ? 'a' : 'b';
 }
 
 /** The page decoded as a browser would (BOM, then meta charset, else UTF-8). */

@@ -4,7 +4,11 @@
  * avoids, for our pipeline and, in the same run, for Mozilla Readability (on
  * linkedom) + turndown as the reference.
  *
- *   npm run bench:extraction-quality [-- --limit 100 --misses]
+ *   npm run bench:extraction-quality [-- --half a|b --limit 100 --misses]
+ *
+ * `--half` keeps one of two fixed halves of the set (split by a hash of the
+ * file name): tune heuristics on one half and check them on the other. Without
+ * it, every page is scored and our figures are also printed per half.
  *
  * Scored twice: on the text outputs (ours: `text`; Readability's
  * `textContent`), and on the Markdown outputs with Markdown syntax removed
@@ -13,37 +17,62 @@
 import { parseArgs } from 'node:util';
 import { convertHtml } from '../../workers/pipeline/content/index.js';
 import { createTurndown, readabilityExtract } from './reference-tools.js';
-import { NORMALISATION, comparable, loadCases, loadPage, markdownAsText, scorePage, summarise, type PageScore, type Summary } from './evaluation-set.js';
+import {
+  NORMALISATION,
+  comparable,
+  halfOf,
+  loadCases,
+  loadPage,
+  markdownAsText,
+  scorePage,
+  summarise,
+  type Half,
+  type PageScore,
+  type Summary,
+} from './evaluation-set.js';
 
 const { values } = parseArgs({
   options: {
     limit: { type: 'string' },
+    half: { type: 'string' },
     misses: { type: 'boolean', default: false },
     'no-reference': { type: 'boolean', default: false },
   },
 });
 
-const cases = loadCases().slice(0, values.limit ? Number(values.limit) : undefined);
+if (values.half !== undefined && values.half !== 'a' && values.half !== 'b') throw new Error(`--half must be a or b, not ${values.half}`);
+const half = values.half as Half | undefined;
+const cases = loadCases()
+  .filter((c) => half === undefined || halfOf(c) === half)
+  .slice(0, values.limit ? Number(values.limit) : undefined);
 const turndown = createTurndown();
 const withReference = !values['no-reference'];
 const markdownSegment = (s: string): string => markdownAsText(s.replace(/[*`[\]|]/g, ' '));
 
 const ours = { text: [] as PageScore[], markdown: [] as PageScore[], ms: 0 };
+const oursByHalf = { a: { text: [] as PageScore[], markdown: [] as PageScore[], ms: 0 }, b: { text: [] as PageScore[], markdown: [] as PageScore[], ms: 0 } };
 const reference = { text: [] as PageScore[], markdown: [] as PageScore[], ms: 0 };
 
 for (const c of cases) {
   const html = loadPage(c);
   let started = performance.now();
   const result = convertHtml(html, { url: c.url });
-  ours.ms += performance.now() - started;
-  const textScore = scorePage(result.text, c);
-  ours.text.push(textScore);
-  ours.markdown.push(scorePage(markdownAsText(result.markdown), c, markdownSegment));
+  const text = result.text;
+  const markdown = result.markdown;
+  const ms = performance.now() - started;
+  const textScore = scorePage(text, c);
+  const markdownScore = scorePage(markdownAsText(markdown), c, markdownSegment);
+  const own = oursByHalf[halfOf(c)];
+  for (const into of [ours, own]) {
+    into.ms += ms;
+    into.text.push(textScore);
+    into.markdown.push(markdownScore);
+  }
   if (values.misses && (textScore.withFound < textScore.withTotal || textScore.withoutAvoided < textScore.withoutTotal)) {
-    const text = comparable(result.text);
-    const missed = c.with.filter((s) => !text.includes(comparable(s)));
-    const leaked = c.without.filter((s) => text.includes(comparable(s)));
-    console.log(`\n## ${c.id} (${c.file.split('/').pop()}) text ${result.text.length} chars`);
+    const haystack = comparable(text);
+    const missed = c.with.filter((s) => !haystack.includes(comparable(s)));
+    const leaked = c.without.filter((s) => haystack.includes(comparable(s)));
+    console.log(`\n## ${c.id} (${c.file.split('/').pop()}) text ${text.length} chars`);
     for (const s of missed) console.log(`  missing: ${s.slice(0, 110)}`);
     for (const s of leaked) console.log(`  leaked:  ${s.slice(0, 110)}`);
   }
@@ -70,7 +99,7 @@ function row(name: string, s: Summary, ms: number): string {
   );
 }
 
-console.log(`\nExtraction quality on ${cases.length} pages (${NORMALISATION}).`);
+console.log(`\nExtraction quality on ${cases.length} pages${half ? ` (half ${half})` : ''} (${NORMALISATION}).`);
 console.log('with-recall: mean per page of the share of `with` segments found; without-avoidance: mean per page of the share of');
 console.log('`without` segments absent; combined: harmonic mean of the two. Counts are segments over the whole set.\n');
 console.log(`${'tool'.padEnd(36)} ${'with'.padStart(8)} ${'without'.padStart(10)} ${'combined'.padStart(9)}   ${'with n'.padStart(10)} ${'without n'.padStart(10)} ${'ms/page'.padStart(8)}`);
@@ -78,3 +107,11 @@ console.log(row('trawl (text)', summarise(ours.text), ours.ms));
 if (withReference) console.log(row('readability+linkedom (textContent)', summarise(reference.text), reference.ms));
 console.log(row('trawl (markdown)', summarise(ours.markdown), ours.ms));
 if (withReference) console.log(row('readability+linkedom+turndown (md)', summarise(reference.markdown), reference.ms));
+if (half === undefined) {
+  console.log('\nPer half of the set (split by a hash of the file name; `--half a|b` runs one):\n');
+  for (const h of ['a', 'b'] as const) {
+    const part = oursByHalf[h];
+    console.log(row(`trawl (text), half ${h}`, summarise(part.text), part.ms));
+    console.log(row(`trawl (markdown), half ${h}`, summarise(part.markdown), part.ms));
+  }
+}

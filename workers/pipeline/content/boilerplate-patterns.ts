@@ -19,6 +19,10 @@ export const ARIA_HIDDEN = 64;
 export const RELATED = 128;
 /** Comment sections and consent banners: furniture however much text they hold. */
 export const DISCUSSION = 256;
+/** Image captions and credits: they describe a picture, not the article. */
+export const CAPTION = 512;
+/** Author boxes and bylines: about the writer, not the subject. */
+export const AUTHOR = 1024;
 
 const JUNK_WORDS = new RegExp(
   '(?:^|[^a-z0-9])(?:' +
@@ -67,8 +71,8 @@ const JUNK_WORDS = new RegExp(
       'footer\\w*',
       'sidebar\\w*',
       'side-bar',
-      'author-?(?:bio|box|info|card|profile)',
-      'about-?(?:the-)?author',
+      'disclaimer\\w*',
+      'affiliate\\w*',
       'post-?(?:tags|categories|navigation|nav)',
       'tag-?(?:list|cloud|links)',
       'tags',
@@ -84,30 +88,91 @@ const JUNK_WORDS = new RegExp(
 );
 
 const DISCUSSION_WORDS =
-  /(?:^|[^a-z0-9])(?:comments?|comment-?(?:list|form|area|section|respond|wrapper|count|link|s-area|s-section|box|body|content|text)|commentlist|disqus\w*|respond|replies|cookies?\w*|consent\w*|gdpr\w*|onetrust\w*|usercentrics|cc-(?:window|banner))(?:$|[^a-z0-9])/;
+  /(?:^|[^a-z0-9])(?:comments?|comment-?(?:list|form|area|section|respond|wrapper|count|link|s-area|s-section|box|body|content|text)|commentlist|kommentar\w*|commentaires?|comentarios?|reacties|disqus\w*|respond|replies|cookies?\w*|consent\w*|gdpr\w*|onetrust\w*|usercentrics|cc-(?:window|banner))(?:$|[^a-z0-9])/;
 
 const RELATED_WORDS =
   /(?:^|[^a-z0-9])(?:related\w*|recommend\w*|read-?more|more-?(?:stories|articles|news|posts)|also-?read|teaser\w*|yarpp\w*|jp-relatedposts|crp_related|trending|most-?(?:read|popular|viewed)|popular-?posts|further-?reading|see-?also|next-?post|prev(?:ious)?-?post)(?:$|[^a-z0-9])/;
 
 const LIKELY_JUNK_WORDS =
-  /(?:^|[^a-z0-9])(?:header|banner|meta|byline|date|links|rail|aside|extra|utility|tools|actions|feedback|rating|shop|related-?\w*|author|widget\w*)(?:$|[^a-z0-9])/;
+  /(?:^|[^a-z0-9])(?:header|banner|meta|byline|date|links|rail|aside|extra|utility|tools|actions|feedback|ratings?|votes?|voting|polls?|shop|related-?\w*|widget\w*)(?:$|[^a-z0-9])/;
+
+const AUTHOR_WORDS = /(?:^|[^a-z0-9])(?:author\w*|autor\w*|byline\w*|contributor\w*|about-?(?:the-)?author|bio|biography|saboxplugin\w*)(?:$|[^a-z0-9])/;
+
+const CAPTION_WORDS =
+  /(?:^|[^a-z0-9])(?:(?:fig|wp-|image-?|img-?|photo-?|media-?)?captions?\w*|(?:image-?|img-?|photo-?|media-?)?credits?|copyright|legend|legende|bildunterschrift|bildnachweis)(?:$|[^a-z0-9])/;
 
 const CONTENT_WORDS =
   /(?:^|[^a-z0-9])(?:article\w*|content\w*|entry\w*|post-?(?:body|content|text|entry)|story\w*|main\w*|text|body|blog-?post|hentry|page-?content|single|prose|markdown-body|rich-?text|td-post-content|field-?item|node-?content|news-?(?:text|content|body|article))(?:$|[^a-z0-9])/;
 
 const FURNITURE_ROLES = /^(?:navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar|tablist|alert)$/;
 
-export function classifyAttributes(attribs: Record<string, string>): number {
+const CLASS_WORD_LISTS = [JUNK_WORDS, DISCUSSION_WORDS, RELATED_WORDS, CAPTION_WORDS, AUTHOR_WORDS, LIKELY_JUNK_WORDS, CONTENT_WORDS];
+/** Every list at once: most class names (`row`, `col-md-6`) hold none of the words, and one test tells. */
+const ANY_CLASS_WORD = new RegExp(CLASS_WORD_LISTS.map((words) => `(?:${words.source})`).join('|'));
+
+// Global copies, so the last match in a name is found in one scan whatever the name's length.
+const CONTENT_WORDS_ALL = new RegExp(CONTENT_WORDS.source, 'g');
+const FURNITURE_WORDS_ALL = CLASS_WORD_LISTS.filter((words) => words !== CONTENT_WORDS).map((words) => new RegExp(words.source, 'g'));
+
+/** Where the last match of `words` (a global pattern) ends in `name`, or -1. Matches may share their boundary character. */
+function lastMatchEnd(words: RegExp, name: string): number {
+  let end = -1;
+  words.lastIndex = 0;
+  for (let m = words.exec(name); m !== null; m = words.exec(name)) {
+    end = m.index + m[0].length;
+    words.lastIndex = m.index + 1;
+  }
+  return end;
+}
+
+/**
+ * A compound name is about its last word: `entry__date`, `article-meta`,
+ * `content-rating` are parts of an entry, an article and some content, not
+ * the content itself, while `entry-content` and `post__body` are. A content
+ * word counts only in a name where no furniture word follows it.
+ */
+function namesContent(names: string): boolean {
+  for (const name of names.split(' ')) {
+    const content = lastMatchEnd(CONTENT_WORDS_ALL, name);
+    if (content < 0) continue;
+    let furniture = -1;
+    for (const words of FURNITURE_WORDS_ALL) furniture = Math.max(furniture, lastMatchEnd(words, name));
+    if (content > furniture) return true;
+  }
+  return false;
+}
+
+function classWords(names: string): number {
+  let hints = 0;
+  if (JUNK_WORDS.test(names)) hints |= JUNK;
+  if (DISCUSSION_WORDS.test(names)) hints |= DISCUSSION;
+  if (RELATED_WORDS.test(names)) hints |= RELATED;
+  if (CAPTION_WORDS.test(names)) hints |= CAPTION;
+  if (AUTHOR_WORDS.test(names)) hints |= AUTHOR;
+  if (LIKELY_JUNK_WORDS.test(names)) hints |= LIKELY_JUNK;
+  if (CONTENT_WORDS.test(names) && (hints === 0 || namesContent(names.replace(/\s+/g, ' ')))) hints |= CONTENT;
+  return hints;
+}
+
+/**
+ * `names` caches the class and id words by the names as written: a page
+ * repeats its class names (`menu-item`, `col-md-6`) far more often than it
+ * has different ones, and each one is read once.
+ */
+export function classifyAttributes(attribs: Record<string, string>, names?: Map<string, number>): number {
   let hints = 0;
   const cls = attribs.class;
   const id = attribs.id;
   if (cls !== undefined || id !== undefined) {
-    const names = `${cls ?? ''} ${id ?? ''}`.toLowerCase();
-    if (JUNK_WORDS.test(names)) hints |= JUNK;
-    if (DISCUSSION_WORDS.test(names)) hints |= DISCUSSION;
-    if (RELATED_WORDS.test(names)) hints |= RELATED;
-    if (LIKELY_JUNK_WORDS.test(names)) hints |= LIKELY_JUNK;
-    if (CONTENT_WORDS.test(names)) hints |= CONTENT;
+    const written = id === undefined ? cls! : `${cls ?? ''} ${id}`;
+    const known = names?.get(written);
+    if (known !== undefined) hints = known;
+    else {
+      // camelCase names split like kebab-case ones: `articleMeta` reads as `article-meta`.
+      const words = written.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+      if (ANY_CLASS_WORD.test(words)) hints = classWords(words);
+      names?.set(written, hints);
+    }
   }
   const itemprop = attribs.itemprop;
   if (itemprop !== undefined && /articlebody|text|reviewbody|description/i.test(itemprop)) hints |= itemprop.toLowerCase().includes('articlebody') ? ARTICLE_BODY : CONTENT;

@@ -93,6 +93,7 @@ export function recordTape(html: string, forSelection = true): Tape {
   let titleDepth = 0;
   let svgDepth = 0;
   let titleText = '';
+  const classNames = new Map<string, number>();
 
   const parser = new Parser(
     {
@@ -130,7 +131,7 @@ export function recordTape(html: string, forSelection = true): Tape {
         tape.parent.push(parent);
         tape.openAt.push(ops.length);
         tape.closeAt.push(-1);
-        tape.hints.push(forSelection ? classifyAttributes(attribs) : 0);
+        tape.hints.push(forSelection ? classifyAttributes(attribs, classNames) : 0);
         tape.chars.push(0);
         tape.linkChars.push(0);
         tape.ownChars.push(0);

@@ -1,7 +1,7 @@
 import type { Tape } from './html-tape.js';
 import type { Selection } from './tape-walk.js';
-import { ARIA_HIDDEN, ARTICLE_BODY, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
-import { BLOCK, CONTAINER, FURNITURE, HEADING, PARAGRAPH } from './tag-kinds.js';
+import { ARIA_HIDDEN, ARTICLE_BODY, AUTHOR, CAPTION, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
+import { BLOCK, CONTAINER, CONTROL, FURNITURE, HEADING, PARAGRAPH } from './tag-kinds.js';
 
 /** The whole page, less what is never content (scripts, hidden elements and form controls are already out). */
 export function selectFullPage(tape: Tape): Selection {
@@ -12,6 +12,13 @@ export function selectFullPage(tape: Tape): Selection {
 }
 
 const MIN_PARAGRAPH_CHARS = 25;
+const FIGURE_BODIES = new Set(['img', 'picture', 'pre', 'table', 'blockquote']);
+/** Author boxes are short; a bigger block named after its author is the article (a `author-jane` class on the post). */
+const MAX_AUTHOR_BOX_CHARS = 1500;
+/** Text an element needs before its class name counts in full toward its score. */
+const CLASS_WEIGHT_FULL_CHARS = 500;
+/** Longer headings read as prose set large rather than as the title of a section. */
+const MAX_TITLE_CHARS = 60;
 const LEAF_PARAGRAPHS = new Set(['p', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'dd', 'dt', 'caption', 'figcaption', 'summary', 'address', 'th']);
 
 /**
@@ -19,16 +26,21 @@ const LEAF_PARAGRAPHS = new Set(['p', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
  * out of it, from the statistics recorded with the tape (no second parse, no
  * DOM), in linear passes over the element rows:
  *
- * 1. furniture marks from tags, roles and class/id words, inherited downwards;
+ * 1. furniture marks from tags, roles and class/id words (captions, author
+ *    boxes, comments, related links ...), inherited downwards;
  * 2. paragraph scores (length, commas, link density) added to their ancestors,
- *    as Readability does, with a bonus for article containers;
+ *    as Readability does, with a bonus for article containers that counts
+ *    only as far as they hold text;
  * 3. the best candidate, promoted to an ancestor when the content is split
  *    over several strong blocks, widened to its parent when its siblings are
  *    prose too, joined with a lead paragraph set apart just before it, and
- *    pruned of furniture and link-heavy blocks.
+ *    pruned of furniture, side forms and link-heavy blocks;
+ * 4. one replay of what is kept, dropping headings left with an empty section.
+ *
+ * See docs/decisions/0007-main-content-signals.md for why each signal is there.
  */
 export function selectMainContent(tape: Tape): Selection {
-  const { junk, dead, score, best, bestScore } = analyseContent(tape);
+  const { junk, dead, hardDead, caption, score, best, bestScore } = analyseContent(tape);
   const n = tape.tag.length;
   const { parent } = tape;
   if (best < 0) return { root: -1, removed: dead };
@@ -46,7 +58,7 @@ export function selectMainContent(tape: Tape): Selection {
       if (!dead[sibling] && keepSibling(tape, sibling, score, bestScore)) kept[sibling] = 1;
     }
   }
-  const lead = leadBefore(tape, root, dead);
+  const lead = leadBefore(tape, root, leadBlockers(tape, hardDead));
   if (lead >= 0) {
     kept[lead] = 1;
     const aboveRoot = new Set<number>();
@@ -60,23 +72,116 @@ export function selectMainContent(tape: Tape): Selection {
   }
   const removed = new Uint8Array(n);
   const end = lastDescendant(tape, root);
+  const bestOpen = tape.openAt[best]!;
   for (let id = root + 1; id <= end; id++) {
     const p = parent[id]!;
     const cut = onPath[p] === 1 && kept[p] === 0 && onPath[id] === 0 && kept[id] === 0;
-    if (cut || junk[id] || isLinkList(tape, id)) {
+    // A form beside the article is a rating, newsletter, login or comment box; a form around it (a page-wide ASP.NET form) stays.
+    const sideForm = tape.tag[id] === 'form' && !(tape.openAt[id]! < bestOpen && bestOpen < tape.closeAt[id]!);
+    const held = kept[id] === 1 || onPath[id] === 1;
+    if (cut || (!held && (junk[id] || sideForm || isLinkList(tape, id)))) {
       removed[id] = 1;
       id = lastDescendant(tape, id);
     }
   }
-  return { root, removed };
+  dropEmptySections(tape, root, removed);
+  return { root, removed, captionAlt: captionAlts(tape, root, removed, caption) };
+}
+
+/** How far up from a cut caption its picture is looked for, in levels and in elements. */
+const CAPTION_FIGURE_LEVELS = 3;
+const CAPTION_FIGURE_ELEMENTS = 64;
+
+/**
+ * Images whose alt text repeats a caption that was cut: a picture's caption
+ * is often its alt text too, and would come back in the Markdown through it.
+ * The picture is looked for in a small figure around the caption, so the
+ * work stays proportional to the captions' and figures' size.
+ */
+function captionAlts(tape: Tape, root: number, removed: Uint8Array, caption: Uint8Array): Uint8Array | undefined {
+  let marks: Uint8Array | undefined;
+  const end = lastDescendant(tape, root);
+  for (let id = root + 1; id <= end; id++) {
+    if (!removed[id]) continue;
+    const last = lastDescendant(tape, id);
+    if (caption[id]) {
+      const text = captionText(tape, id);
+      let figure = id;
+      for (let level = 0; level < CAPTION_FIGURE_LEVELS && tape.parent[figure]! > root; level++) figure = tape.parent[figure]!;
+      const figureEnd = lastDescendant(tape, figure);
+      if (text.length > 0 && figureEnd - figure <= CAPTION_FIGURE_ELEMENTS) {
+        for (let d = figure; d <= figureEnd; d++) {
+          if (tape.tag[d] !== 'img') continue;
+          const alt = comparableText(`${tape.attrs[d]!.alt ?? ''}`);
+          if (alt.length > 0 && (text.includes(alt) || alt.includes(text))) (marks ??= new Uint8Array(tape.tag.length))[d] = 1;
+        }
+      }
+    }
+    id = last;
+  }
+  return marks;
+}
+
+function captionText(tape: Tape, id: number): string {
+  let text = '';
+  for (let i = tape.openAt[id]! + 1; i < tape.closeAt[id]!; i++) {
+    const op = tape.ops[i]!;
+    if ((op & 3) === 2) text += tape.texts[op >> 2]!;
+  }
+  return comparableText(text);
+}
+
+function comparableText(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 /**
- * A lead paragraph just before the content, one or two levels up: articles
- * often set their standfirst apart from the body (a `lead`, `perex`,
- * `excerpt` block in the header). Prose only: no links, no headings.
+ * Removes headings left with nothing under them once the furniture is cut:
+ * the "Related articles" or "More on this topic" title of a link list that
+ * went, a "Comments" heading above a removed thread. A heading's section runs
+ * to the next heading of the same or a higher rank; one replay of the kept
+ * tape finds the empty ones, with at most six headings pending at a time.
  */
-function leadBefore(tape: Tape, root: number, dead: Uint8Array): number {
+function dropEmptySections(tape: Tape, root: number, removed: Uint8Array): void {
+  const { ops, texts, closeAt, kind, tag } = tape;
+  const pending: number[] = [];
+  const level = (id: number): number => tag[id]!.charCodeAt(1) - 48;
+  let inHeading = -1;
+  for (let i = tape.openAt[root]! + 1; i < closeAt[root]!; i++) {
+    const op = ops[i]!;
+    const type = op & 3;
+    const index = op >> 2;
+    if (type === 0) {
+      if (removed[index] !== 0 || kind[index]! & CONTROL) {
+        i = closeAt[index]!;
+        continue;
+      }
+      if (inHeading >= 0) continue;
+      if (kind[index]! & HEADING) {
+        const l = level(index);
+        while (pending.length > 0 && level(pending[pending.length - 1]!) >= l) removed[pending.pop()!] = 1;
+        // A long heading or one that ends a sentence is prose set large (a pull quote, a standfirst), not a title.
+        if (tape.chars[index]! <= MAX_TITLE_CHARS && !SENTENCE_END.test(lastText(tape, index))) pending.push(index);
+        else pending.length = 0;
+        inHeading = index;
+      } else if (tag[index] === 'img') pending.length = 0;
+    } else if (type === 1) {
+      if (index === inHeading) inHeading = -1;
+    } else if (inHeading < 0 && pending.length > 0 && /\S/.test(texts[index]!)) pending.length = 0;
+  }
+  for (const id of pending) removed[id] = 1;
+}
+
+/**
+ * A lead paragraph just before the content, one to three levels up: articles
+ * often set their standfirst apart from the body (a `lead`, `perex`, `teaser`
+ * paragraph in the header, under the title). Prose only: almost no links, no
+ * title heading, nothing that is furniture for a reason other than its name
+ * (a `teaser` class on a link-free paragraph before the text is a standfirst).
+ * The last such block before the content wins, looked for in each earlier
+ * sibling and, when the sibling holds a title too, inside it.
+ */
+function leadBefore(tape: Tape, root: number, blocked: Uint8Array): number {
   const { parent, tag } = tape;
   let anchor = root;
   for (let level = 0; level < 3; level++) {
@@ -84,7 +189,13 @@ function leadBefore(tape: Tape, root: number, dead: Uint8Array): number {
     if (p < 0 || tag[p] === 'body' || tag[p] === 'html') return -1;
     let candidate = -1;
     for (let sibling = p + 1; sibling < anchor; sibling = lastDescendant(tape, sibling) + 1) {
-      if (isLead(tape, sibling, dead)) candidate = sibling;
+      const end = lastDescendant(tape, sibling);
+      for (let d = sibling; d <= end; d++) {
+        if (isLead(tape, d, blocked)) {
+          candidate = d;
+          d = lastDescendant(tape, d);
+        }
+      }
     }
     if (candidate >= 0) return candidate;
     anchor = p;
@@ -92,15 +203,28 @@ function leadBefore(tape: Tape, root: number, dead: Uint8Array): number {
   return -1;
 }
 
-function isLead(tape: Tape, id: number, dead: Uint8Array): boolean {
-  if (dead[id]) return false;
+/**
+ * Elements whose subtree cannot be a lead: it holds a title (a heading short
+ * enough to be one) or furniture marked by its tag, role or a strong class
+ * word. One pass from the last element up, since children follow parents.
+ */
+function leadBlockers(tape: Tape, hardDead: Uint8Array): Uint8Array {
+  const n = tape.tag.length;
+  const blocked = new Uint8Array(n);
+  for (let id = n - 1; id >= 0; id--) {
+    const title = (tape.kind[id]! & HEADING) !== 0 && (tape.tag[id] === 'h1' || tape.chars[id]! <= MAX_TITLE_CHARS);
+    if (title || hardDead[id]) blocked[id] = 1;
+    const p = tape.parent[id]!;
+    if (p >= 0 && blocked[id]) blocked[p] = 1;
+  }
+  return blocked;
+}
+
+function isLead(tape: Tape, id: number, blocked: Uint8Array): boolean {
+  if (blocked[id]) return false;
   const c = tape.chars[id]!;
   if (c < 60 || c > 1500 || tape.linkChars[id]! > c * 0.05) return false;
-  const end = lastDescendant(tape, id);
-  for (let d = id; d <= end; d++) {
-    if (tape.kind[d]! & (HEADING | FURNITURE) || dead[d]) return false;
-  }
-  return tape.blocks[id]! <= 3;
+  return tape.blocks[id]! <= 10;
 }
 
 export interface ContentAnalysis {
@@ -108,6 +232,10 @@ export interface ContentAnalysis {
   junk: Uint8Array;
   /** Elements that are furniture or inside furniture. */
   dead: Uint8Array;
+  /** The same, less what is furniture only by a weak or "related" class word. */
+  hardDead: Uint8Array;
+  /** Image captions and credits (part of `junk`). */
+  caption: Uint8Array;
   /** Final candidate scores (0 for elements that are not candidates). */
   score: Float64Array;
   best: number;
@@ -123,24 +251,35 @@ export function analyseContent(tape: Tape): ContentAnalysis {
 
   // Whether a subtree holds an element marked as the main content; class words never cut such a subtree.
   const holdsMain = new Uint8Array(n);
+  // Whether a subtree holds what a figure shows (a picture, code, a table, a quote): a caption-named wrapper around it keeps it.
+  const holdsImage = new Uint8Array(n);
   for (let id = n - 1; id >= 0; id--) {
     const h = hints[id]!;
     const marked = tag[id] === 'main' || (h & (ROLE_MAIN | ARTICLE_BODY)) !== 0 || (tag[id] === 'article' && (h & (JUNK | RELATED | DISCUSSION)) === 0);
     if (marked) holdsMain[id] = 1;
+    if (FIGURE_BODIES.has(tag[id]!)) holdsImage[id] = 1;
     const p = parent[id]!;
-    if (p >= 0 && holdsMain[id]) holdsMain[p] = 1;
+    if (p >= 0) {
+      if (holdsMain[id]) holdsMain[p] = 1;
+      if (holdsImage[id]) holdsImage[p] = 1;
+    }
   }
 
   const junk = new Uint8Array(n);
   const dead = new Uint8Array(n);
+  const hardDead = new Uint8Array(n);
+  const caption = new Uint8Array(n);
   const inContainer = new Uint8Array(n);
   for (let id = 0; id < n; id++) {
     const p = parent[id]!;
     const h = hints[id]!;
     const container = (kind[id]! & CONTAINER) !== 0 || (h & ARTICLE_BODY) !== 0;
     inContainer[id] = container || (p >= 0 && inContainer[p] === 1) ? 1 : 0;
-    if (isJunk(id, tape, total, p >= 0 && inContainer[p] === 1, holdsMain[id] === 1)) junk[id] = 1;
+    const verdict = isJunk(id, tape, total, p >= 0 && inContainer[p] === 1, holdsMain[id] === 1, holdsImage[id] === 1);
+    if (verdict !== KEEP) junk[id] = 1;
     dead[id] = junk[id] === 1 || (p >= 0 && dead[p] === 1) ? 1 : 0;
+    if (verdict === CAPTION_JUNK) caption[id] = 1;
+    hardDead[id] = verdict >= FURNITURE_JUNK || (p >= 0 && hardDead[p] === 1) ? 1 : 0;
   }
 
   const score = new Float64Array(n);
@@ -164,67 +303,63 @@ export function analyseContent(tape: Tape): ContentAnalysis {
     if (score[id] === 0 || dead[id]) continue;
     const c = chars[id]!;
     const density = c > 0 ? linkChars[id]! / c : 0;
-    const final = (score[id]! + tagWeight(tag[id]!) + classWeight(hints[id]!)) * (1 - density);
+    // A class name vouches for an element only as far as it holds text: a 30-character `article-text` caption is no article.
+    const vouched = classWeight(hints[id]!) * Math.min(1, c / CLASS_WEIGHT_FULL_CHARS);
+    const final = (score[id]! + tagWeight(tag[id]!) + vouched) * (1 - density);
     score[id] = final;
     if (final > bestScore) {
       bestScore = final;
       best = id;
     }
   }
-  return { junk, dead, score, best, bestScore };
+  return { junk, dead, hardDead, caption, score, best, bestScore };
 }
 
-function isJunk(id: number, tape: Tape, total: number, insideContainer: boolean, holdsMain: boolean): boolean {
+/** Not furniture; furniture only by a weak or "related" class word; furniture by tag, role or a strong word; a caption. */
+type JunkVerdict = 0 | 1 | 2 | 3;
+const KEEP = 0;
+const NAMED_JUNK = 1;
+const FURNITURE_JUNK = 2;
+const CAPTION_JUNK = 3;
+
+function isJunk(id: number, tape: Tape, total: number, insideContainer: boolean, holdsMain: boolean, holdsImage: boolean): JunkVerdict {
   const h = tape.hints[id]!;
   const k = tape.kind[id]!;
   const c = tape.chars[id]!;
-  if (h & ARTICLE_BODY || (total > 0 && c > total * 0.6)) return false;
+  if (h & ARTICLE_BODY || (total > 0 && c > total * 0.6)) return KEEP;
   if (k & FURNITURE) {
     const name = tape.tag[id]!;
-    if ((name === 'header' || name === 'footer') && insideContainer) return name === 'footer';
-    return true;
+    if ((name === 'header' || name === 'footer') && insideContainer) return name === 'footer' ? FURNITURE_JUNK : KEEP;
+    return FURNITURE_JUNK;
   }
-  if (h & (ROLE_FURNITURE | ARIA_HIDDEN)) return !holdsMain;
-  if (holdsMain) return false;
-  if (h & DISCUSSION) return true;
+  if (h & (ROLE_FURNITURE | ARIA_HIDDEN)) return holdsMain ? KEEP : FURNITURE_JUNK;
+  if (holdsMain) return KEEP;
+  if (h & DISCUSSION) return FURNITURE_JUNK;
   // Wrappers misnamed after a widget they once held still read as prose: much unlinked text.
   const prose = c - tape.linkChars[id]! > 400 && tape.linkChars[id]! < c * 0.25;
-  if (h & (JUNK | RELATED) && !(h & (CONTENT | ROLE_MAIN))) return !prose;
-  if (h & LIKELY_JUNK && !(h & CONTENT) && (c < 400 || (c > 0 && tape.linkChars[id]! / c > 0.5))) return true;
-  return false;
+  // Captions and photo credits describe a picture; the picture itself stays when the caption class is on its wrapper.
+  // Text in a figure beside the picture is its caption too, whatever its tag.
+  const p = tape.parent[id]!;
+  const caption = tape.tag[id] === 'figcaption' || h & CAPTION || (p >= 0 && tape.tag[p] === 'figure');
+  if (caption && !holdsImage) return prose ? KEEP : CAPTION_JUNK;
+  if (h & AUTHOR && c < MAX_AUTHOR_BOX_CHARS && c < total * 0.3) return FURNITURE_JUNK;
+  if (h & JUNK && !(h & (CONTENT | ROLE_MAIN))) return prose ? KEEP : FURNITURE_JUNK;
+  if (h & RELATED && !(h & (CONTENT | ROLE_MAIN))) return prose ? KEEP : NAMED_JUNK;
+  // Tables and code are content whatever a weak class word says about them (`table-header`, `code-meta`).
+  if (h & LIKELY_JUNK && !(h & CONTENT) && tape.tag[id] !== 'table' && tape.tag[id] !== 'pre' && (c < 400 || (c > 0 && tape.linkChars[id]! / c > 0.5))) return NAMED_JUNK;
+  return KEEP;
 }
 
+/** Readability's weights for a candidate's tag: containers up, lists and headings down. */
+const TAG_WEIGHTS = new Map<string, number>([
+  ...['div', 'article', 'main', 'section'].map((tag) => [tag, 5] as const),
+  ...['pre', 'td', 'blockquote'].map((tag) => [tag, 3] as const),
+  ...['address', 'ol', 'ul', 'dl', 'dd', 'dt', 'li', 'form'].map((tag) => [tag, -3] as const),
+  ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'th'].map((tag) => [tag, -5] as const),
+]);
+
 function tagWeight(name: string): number {
-  switch (name) {
-    case 'div':
-    case 'article':
-    case 'main':
-    case 'section':
-      return 5;
-    case 'pre':
-    case 'td':
-    case 'blockquote':
-      return 3;
-    case 'address':
-    case 'ol':
-    case 'ul':
-    case 'dl':
-    case 'dd':
-    case 'dt':
-    case 'li':
-    case 'form':
-      return -3;
-    case 'h1':
-    case 'h2':
-    case 'h3':
-    case 'h4':
-    case 'h5':
-    case 'h6':
-    case 'th':
-      return -5;
-    default:
-      return 0;
-  }
+  return TAG_WEIGHTS.get(name) ?? 0;
 }
 
 function classWeight(h: number): number {

@@ -1,7 +1,7 @@
 import type { Tape } from './html-tape.js';
 import { walkSelection, type Selection, type TapeVisitor } from './tape-walk.js';
 import type { UrlResolver } from './url-resolver.js';
-import { BLOCK } from './tag-kinds.js';
+import { BLOCK, HEADING } from './tag-kinds.js';
 import { codeLanguage } from './code-language.js';
 import { codeFence, codeSpan, escapeMarkdownText, linkDestination, linkTitle } from './markdown-escape.js';
 import { imageSource, isTrackingPixel } from './image-source.js';
@@ -13,6 +13,8 @@ import { isDataTable, renderTable, type TableRows } from './table-layout.js';
  * output would grow with depth times lines.
  */
 const MAX_PREFIX_DEPTH = 32;
+/** The parts of a table the table state tracks, opened and closed alike. */
+const TABLE_PARTS = new Set(['tr', 'td', 'th', 'caption', 'thead', 'tbody', 'tfoot']);
 
 /** Inline text longer than this with no frame open is settled into `head`. */
 const SETTLE_AT = 1_024;
@@ -109,6 +111,7 @@ class BlockEmitter implements TapeVisitor {
     private readonly tape: Tape,
     private readonly urls: UrlResolver,
     private readonly plain: boolean,
+    private readonly captionAlt?: Uint8Array,
   ) {}
 
   result(): string {
@@ -124,6 +127,11 @@ class BlockEmitter implements TapeVisitor {
       else if (tag === 'code' && !this.preLanguage) this.preLanguage = codeLanguage(attrs);
       return;
     }
+    if (this.tape.kind[id]! & HEADING) {
+      this.block(2);
+      if (this.cellDepth === 0) this.heading = tag.charCodeAt(1) - 48;
+      return;
+    }
     switch (tag) {
       case 'p':
       case 'div':
@@ -131,15 +139,6 @@ class BlockEmitter implements TapeVisitor {
         return;
       case 'br':
         this.lineBreak();
-        return;
-      case 'h1':
-      case 'h2':
-      case 'h3':
-      case 'h4':
-      case 'h5':
-      case 'h6':
-        this.block(2);
-        if (this.cellDepth === 0) this.heading = tag.charCodeAt(1) - 48;
         return;
       case 'ul':
       case 'ol':
@@ -164,7 +163,7 @@ class BlockEmitter implements TapeVisitor {
         }
         return;
       case 'img':
-        this.image(attrs);
+        this.image(attrs, this.captionAlt !== undefined && this.captionAlt[id] !== 0);
         return;
       case 'a':
         this.openLink(attrs);
@@ -191,17 +190,9 @@ class BlockEmitter implements TapeVisitor {
       case 'table':
         this.openTable(id);
         return;
-      case 'tr':
-      case 'td':
-      case 'th':
-      case 'caption':
-      case 'thead':
-      case 'tbody':
-      case 'tfoot':
-        this.openTablePart(id, tag);
-        return;
       default:
-        if (this.tape.kind[id]! & BLOCK) this.block(2);
+        if (TABLE_PARTS.has(tag)) this.openTablePart(id, tag);
+        else if (this.tape.kind[id]! & BLOCK) this.block(2);
     }
   }
 
@@ -212,16 +203,12 @@ class BlockEmitter implements TapeVisitor {
       else if (this.tape.kind[id]! & BLOCK && !this.preText.endsWith('\n')) this.preText += '\n';
       return;
     }
+    if (this.tape.kind[id]! & HEADING) {
+      this.block(2);
+      this.heading = 0;
+      return;
+    }
     switch (tag) {
-      case 'h1':
-      case 'h2':
-      case 'h3':
-      case 'h4':
-      case 'h5':
-      case 'h6':
-        this.block(2);
-        this.heading = 0;
-        return;
       case 'ul':
       case 'ol':
       case 'menu':
@@ -267,17 +254,9 @@ class BlockEmitter implements TapeVisitor {
       case 'table':
         this.closeTable();
         return;
-      case 'tr':
-      case 'td':
-      case 'th':
-      case 'caption':
-      case 'thead':
-      case 'tbody':
-      case 'tfoot':
-        this.closeTablePart(tag);
-        return;
       default:
-        if (this.tape.kind[id]! & BLOCK) this.block(2);
+        if (TABLE_PARTS.has(tag)) this.closeTablePart(tag);
+        else if (this.tape.kind[id]! & BLOCK) this.block(2);
     }
   }
 
@@ -582,14 +561,14 @@ class BlockEmitter implements TapeVisitor {
     this.pushFrame(Frame.Link, href, attrs.title ?? '');
   }
 
-  private image(attrs: Record<string, string>): void {
+  private image(attrs: Record<string, string>, captionAlt: boolean): void {
     if (this.plain || this.codeDepth > 0 || isTrackingPixel(attrs)) return;
     const source = imageSource(attrs);
     if (!source) return;
     const src = this.urls.resolve(source);
     if (!src) return;
-    const alt = (attrs.alt ?? '').replace(/\s+/g, ' ').trim().replace(/[\\[\]]/g, '\\$&');
-    const title = attrs.title ? ` "${linkTitle(attrs.title)}"` : '';
+    const alt = (captionAlt ? '' : (attrs.alt ?? '')).replace(/\s+/g, ' ').trim().replace(/[\\[\]]/g, '\\$&');
+    const title = attrs.title && !captionAlt ? ` "${linkTitle(attrs.title)}"` : '';
     const last = this.lastChar();
     if (last !== 32 && last !== 10 && this.frames.length === 0) this.buf += ' ';
     this.buf += `![${alt}](${linkDestination(src)}${title})`;
@@ -636,16 +615,27 @@ class BlockEmitter implements TapeVisitor {
     this.sep = 2;
   }
 
-  private openTablePart(id: number, tag: string): void {
+  /**
+   * The innermost table when it is written as a GFM table; for a layout table
+   * (parts become blocks) or a flat one (parts become spaces) the part's
+   * separator is written here and there is nothing else to do.
+   */
+  private gridTable(): TableState | undefined {
     const table = this.tables[this.tables.length - 1];
     if (table === undefined || table.mode === TableMode.Layout) {
       this.block(2);
-      return;
+      return undefined;
     }
     if (table.mode === TableMode.Flat) {
       this.cellBreak(' ');
-      return;
+      return undefined;
     }
+    return table;
+  }
+
+  private openTablePart(id: number, tag: string): void {
+    const table = this.gridTable();
+    if (table === undefined) return;
     if (tag === 'tr') {
       this.finishRow(table);
       table.row = [];
@@ -669,15 +659,8 @@ class BlockEmitter implements TapeVisitor {
   }
 
   private closeTablePart(tag: string): void {
-    const table = this.tables[this.tables.length - 1];
-    if (table === undefined || table.mode === TableMode.Layout) {
-      this.block(2);
-      return;
-    }
-    if (table.mode === TableMode.Flat) {
-      this.cellBreak(' ');
-      return;
-    }
+    const table = this.gridTable();
+    if (table === undefined) return;
     if (tag === 'tr') this.finishRow(table);
     else if ((tag === 'td' || tag === 'th') && this.cellDepth > 0) {
       const text = this.endCell();
@@ -719,7 +702,7 @@ function newTable(mode: TableMode, outerFrames: InlineFrame[]): TableState {
 }
 
 export function renderMarkdown(tape: Tape, selection: Selection, urls: UrlResolver): string {
-  const emitter = new BlockEmitter(tape, urls, false);
+  const emitter = new BlockEmitter(tape, urls, false, selection.captionAlt);
   walkSelection(tape, selection, emitter);
   return emitter.result();
 }

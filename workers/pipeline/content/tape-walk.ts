@@ -7,6 +7,11 @@ export interface Selection {
   root: number;
   /** Non-zero for elements whose subtree is left out. */
   removed: Uint8Array;
+  /**
+   * Non-zero for images whose alt text repeats a caption cut from the main
+   * content: Markdown writes them without it, so the caption does not come back.
+   */
+  captionAlt?: Uint8Array;
 }
 
 export interface TapeVisitor {

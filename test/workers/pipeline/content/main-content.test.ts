@@ -34,6 +34,10 @@ const PAGE = `<!doctype html>
 </body>
 </html>`;
 
+function paragraphs(): string {
+  return ARTICLE_PARAGRAPHS.map((p) => `<p>${p}</p>`).join('');
+}
+
 const BOILERPLATE = [
   'We use cookies',
   'Accept all',
@@ -88,6 +92,71 @@ describe('main content', () => {
     const text = convertHtml(html, { url: URL }).text;
     for (const paragraph of ARTICLE_PARAGRAPHS) expect(text).to.include(paragraph);
     expect(text).to.not.include('Teaser');
+  });
+
+  it('drops image captions and credits but keeps the picture', () => {
+    const figure = '<figure><img src="/flood.jpg" alt="Water in the market square"><figcaption>Water in the market square. Photo: J. Doe</figcaption></figure>';
+    const credit = '<div class="image-credit">Picture agency / Jane Roe</div>';
+    const html = `<html><body><article>${paragraphs()}${figure}${credit}</article></body></html>`;
+    const { text, markdown } = convertHtml(html, { url: URL });
+    for (const paragraph of ARTICLE_PARAGRAPHS) expect(text).to.include(paragraph);
+    for (const output of [text, markdown]) {
+      expect(output).to.not.include('Photo: J. Doe');
+      expect(output).to.not.include('Jane Roe');
+    }
+    expect(markdown).to.include('](https://news.example.org/flood.jpg)');
+    // The alt text repeated the cut caption, so the image comes without it.
+    expect(markdown).to.not.include('Water in the market square');
+  });
+
+  it('keeps a long caption that reads as prose', () => {
+    const long = 'The flooded market square seen from the church tower at noon, '.repeat(8);
+    const html = `<html><body><article>${paragraphs()}<figure><img src="/a.jpg"><figcaption>${long}</figcaption></figure></article></body></html>`;
+    expect(convertHtml(html, { url: URL }).text).to.include(long.trim());
+  });
+
+  it('drops author boxes, rating forms and headings left without a section', () => {
+    const author = '<div class="authorbox"><p>Jane Roe writes about rivers and the people who live beside them, for us since 2009.</p></div>';
+    const rating = '<form><fieldset><legend>Was this article useful?</legend><label>Yes</label></fieldset></form>';
+    const related = '<h3>More on this topic</h3><ul><li><a href="/x">Storm warning for the coast this weekend</a></li><li><a href="/y">Bridge closed after inspection</a></li></ul>';
+    const html = `<html><body><article><h1>River floods the lower town</h1>${paragraphs()}${author}${rating}${related}</article></body></html>`;
+    const text = convertHtml(html, { url: URL }).text;
+    for (const paragraph of ARTICLE_PARAGRAPHS) expect(text).to.include(paragraph);
+    expect(text).to.include('River floods the lower town');
+    for (const furniture of ['Jane Roe', 'Was this article useful', 'More on this topic', 'Storm warning']) expect(text, furniture).to.not.include(furniture);
+  });
+
+  it('keeps a heading that has content under it, and a long heading used as prose', () => {
+    const prose = 'And then the water came back, higher than anyone in the town remembered it.';
+    const html = `<html><body><article><h2>What happened</h2>${paragraphs()}<h2>${prose}</h2></article></body></html>`;
+    const text = convertHtml(html, { url: URL }).text;
+    expect(text).to.include('What happened');
+    expect(text).to.include(prose);
+  });
+
+  it('joins the standfirst from the article header, even under a teaser class', () => {
+    const lead = 'Three shelters opened overnight as the river reached a level last seen a quarter of a century ago.';
+    const html = `<html><body><div class="post"><div class="post-header"><h1>River floods the lower town</h1><p class="teaser">${lead}</p></div><div class="post-body">${paragraphs()}</div></div><aside><a href="/1">Elsewhere one</a></aside></body></html>`;
+    const text = convertHtml(html, { url: URL }).text;
+    expect(text).to.include(lead);
+    for (const paragraph of ARTICLE_PARAGRAPHS) expect(text).to.include(paragraph);
+    expect(text).to.not.include('Elsewhere');
+  });
+
+  it('reads a compound class name by its last word, and does not let a short named block win', () => {
+    // `entry__meta` and `articleMeta` are parts of an article, not the article; a 40-character `article-text` is no article either.
+    const html = `<html><body><div class="entry"><div class="entry__meta">Updated 2 May</div><div class="articleMeta">By the news desk</div><div class="article-text">Photo gallery: the town at night</div><div class="copy">${paragraphs()}</div></div></body></html>`;
+    const text = convertHtml(html, { url: URL }).text;
+    for (const paragraph of ARTICLE_PARAGRAPHS) expect(text).to.include(paragraph);
+    expect(text).to.not.include('Updated 2 May');
+    expect(text).to.not.include('By the news desk');
+  });
+
+  it('keeps a table whatever a weak class word says about it', () => {
+    const table = '<table class="table-header"><tr><th>Level</th><th>Date</th></tr><tr><td>4.2 m</td><td>May 2</td></tr></table>';
+    const html = `<html><body><article>${paragraphs()}${table}</article></body></html>`;
+    const text = convertHtml(html, { url: URL }).text;
+    expect(text).to.include('4.2 m');
   });
 
   it('falls back to the page when nothing looks like an article', () => {
