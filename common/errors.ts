@@ -57,3 +57,19 @@ export class TrawlError extends Error {
     this.details = details;
   }
 }
+
+export interface PublicFailure {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Any error as a public failure: a TrawlError keeps its code, message and
+ * details; anything else takes `fallbackCode` with its own message (or
+ * `fallbackMessage` when it is not an Error).
+ */
+export function publicFailure(err: unknown, fallbackCode: string, fallbackMessage: string): PublicFailure {
+  if (err instanceof TrawlError) return { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
+  return { code: fallbackCode, message: err instanceof Error ? err.message : fallbackMessage };
+}

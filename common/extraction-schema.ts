@@ -1,7 +1,7 @@
 import { TrawlError } from './errors.js';
+import { MAX_EXTRACTION_SCHEMA_BYTES } from './limits.js';
 
-/** SPEC 8.4: extraction schemas are limited to 64 KB serialized. */
-export const MAX_EXTRACTION_SCHEMA_BYTES = 64 * 1024;
+export { MAX_EXTRACTION_SCHEMA_BYTES };
 const MAX_DEPTH = 32;
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 

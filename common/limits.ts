@@ -28,7 +28,14 @@ export const MAX_EXTRACT_CONTENT_BYTES = 5 * 1024 * 1024;
 export const MAX_SCRAPE_PROMPT_CHARS = 4_000;
 export const MAX_EXTRACT_PROMPT_CHARS = 2_000;
 
-/** extraction_schema, serialized bytes. */
+/** A byte limit as people read it: whole megabytes or kilobytes when it is one, else bytes. */
+export function sizeLabel(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes} bytes`;
+}
+
+/** extraction_schema, serialized bytes (SPEC 8.4). */
 export const MAX_EXTRACTION_SCHEMA_BYTES = 64 * 1024;
 
 /** Request bodies: every route, and /api/v1/extract (5 MB of content escaped in JSON). */

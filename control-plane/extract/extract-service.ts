@@ -4,19 +4,21 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import type { Redis } from 'ioredis';
 import { TrawlError, isErrorCode } from '../../common/errors.js';
 import { validateExtractionSchema } from '../../common/extraction-schema.js';
-import { EXTRACT_TIMEOUT_MS, MAX_EXTRACT_CONTENT_BYTES, PARKED_INPUT_TTL_SECONDS } from '../../common/limits.js';
+import { refuseUnusableContent } from '../../common/extract-content.js';
+import { EXTRACT_TIMEOUT_MS } from '../../common/limits.js';
 import type { Logger } from '../../common/logger.js';
 import { extractPrice } from '../../common/pricing.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 import { EXTRACT_POOL, EXTRACT_TIER } from '../../common/tiers.js';
 import { ExtractResponseSchema, ExtractService } from '../../proto/gen/trawl/v1/extract_pb.js';
 import { callerOf } from '../accounts/caller.js';
-import { admitJob } from '../jobs/admission.js';
-import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
+import { admitJob, refuseUnconfiguredPrompt } from '../jobs/admission.js';
+import type { JobSignals } from '../jobs/job-signals.js';
 import type { Db } from '../jobs/job-store.js';
 import { resultOf, type JobLoader } from '../jobs/job-view.js';
 import { failOpenJob } from '../jobs/lifecycle.js';
 import { extractRequestToJson, type Dispatcher } from '../scheduler/dispatcher.js';
+import { admitWithInput, dispatchAndWait, endedRecord } from '../scheduler/job-run.js';
 
 export interface ExtractServiceDeps {
   pool: Db;
@@ -29,8 +31,6 @@ export interface ExtractServiceDeps {
   log: Logger;
 }
 
-const MEGABYTE = 1024 * 1024;
-
 /**
  * Runs caller-supplied content through the extract pool. The content waits in
  * Redis for the worker (never in NATS or Postgres); the call holds until the
@@ -41,28 +41,16 @@ export function createExtractService(deps: ExtractServiceDeps): ServiceImpl<type
   return {
     async extract(req, ctx) {
       const caller = callerOf(ctx);
-      if (req.content.trim() === '') throw new TrawlError('CONTENT_BLANK', 'content must not be blank');
+      refuseUnusableContent(req.content);
       if (req.extractionSchema !== undefined) validateExtractionSchema(req.extractionSchema);
-      const bytes = Buffer.byteLength(req.content, 'utf8');
-      if (bytes > MAX_EXTRACT_CONTENT_BYTES) {
-        throw new TrawlError('CONTENT_OVER_LIMIT', `content is over the ${MAX_EXTRACT_CONTENT_BYTES / MEGABYTE} MB limit`, {
-          size_bytes: bytes,
-          limit_bytes: MAX_EXTRACT_CONTENT_BYTES,
-        });
-      }
-      if (req.extractionPrompt && !deps.llmConfigured) {
-        throw new TrawlError('SERVICE_UNAVAILABLE', 'LLM extraction is not configured on this service');
-      }
+      refuseUnconfiguredPrompt(req.extractionPrompt, deps.llmConfigured);
       const chars = [...req.content].length;
       const price = extractPrice(chars);
       const jobId = randomUUID();
       const inputKey = deps.keys.extractInput(jobId);
       const waitMs = Math.min(req.waitMs || EXTRACT_TIMEOUT_MS, EXTRACT_TIMEOUT_MS);
-      await deps.redis.set(inputKey, req.content, 'EX', PARKED_INPUT_TTL_SECONDS);
-
-      let admitted;
-      try {
-        admitted = await admitJob(
+      const admitted = await admitWithInput(deps.redis, { key: inputKey, value: req.content }, () =>
+        admitJob(
           deps.pool,
           caller,
           {
@@ -82,27 +70,15 @@ export function createExtractService(deps: ExtractServiceDeps): ServiceImpl<type
             estimatedTier: EXTRACT_TIER,
           },
           req.requestId,
-        );
-      } catch (err) {
-        await deps.redis.del(inputKey);
-        throw err;
-      }
+        ),
+      );
 
-      const waiter = deps.signals.watch(jobId);
-      let signal: JobSignal | null;
-      try {
-        await deps.dispatcher.publish(admitted.job, admitted.attempt).catch((err) =>
-          deps.log.warn({ err, jobId }, 'publishing an extract task failed; the sweeper will retry'),
-        );
-        signal = await waiter.wait(waitMs, (s) => s.kind === 'ended');
-      } finally {
-        waiter.close();
-      }
+      const signal = await dispatchAndWait(deps, admitted, { timeoutMs: waitMs, accept: (s) => s.kind === 'ended' });
       // Still running at the deadline: failed and refunded here, so a late report cannot charge it.
       if (!signal) await failOpenJob(deps, jobId, { code: 'TIMEOUT', message: 'The extraction did not finish in time' });
       await deps.redis.del(inputKey);
 
-      const loaded = await deps.jobs.load(jobId, caller.accountId, signal?.kind === 'ended' ? signal.record : undefined);
+      const loaded = await deps.jobs.load(jobId, caller.accountId, endedRecord(signal));
       if (!loaded) throw new TrawlError('INTERNAL_ERROR', 'The job record vanished');
       const { record: job } = loaded;
       const result = resultOf(loaded);

@@ -23,6 +23,11 @@ export interface JobSpec extends JobRequestFields {
 
 const REJECTION_MESSAGE = 'The balance cannot cover this request';
 
+/** An extraction_prompt needs an LLM provider: without one configured it is refused before anything is admitted or fetched. */
+export function refuseUnconfiguredPrompt(prompt: string | undefined, llmConfigured: boolean): void {
+  if (prompt && !llmConfigured) throw new TrawlError('SERVICE_UNAVAILABLE', 'LLM extraction (extraction_prompt) is not configured on this service');
+}
+
 /**
  * Reserves and records a job with its first attempt in one statement. A
  * balance that cannot cover the reservation records the job as rejected (so

@@ -4,7 +4,7 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import type { Redis } from 'ioredis';
 import { TrawlError } from '../../common/errors.js';
 import { validateExtractionSchema } from '../../common/extraction-schema.js';
-import { INLINE_BODY_LIMIT_BYTES, PARKED_INPUT_TTL_SECONDS } from '../../common/limits.js';
+import { INLINE_BODY_LIMIT_BYTES } from '../../common/limits.js';
 import type { Logger } from '../../common/logger.js';
 import { tierPrice } from '../../common/pricing.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
@@ -12,8 +12,9 @@ import { SLOW_TIER, tierRank } from '../../common/tiers.js';
 import { EstimateResponseSchema, GetJobResponseSchema, ScrapeService, SubmitResponseSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import { callerOf } from '../accounts/caller.js';
 import { answersInBinary } from '../wire-format.js';
-import { admitJob } from '../jobs/admission.js';
+import { admitJob, refuseUnconfiguredPrompt } from '../jobs/admission.js';
 import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
+import { admitWithInput, dispatchAndWait, endedRecord } from '../scheduler/job-run.js';
 import type { Db } from '../jobs/job-store.js';
 import { jobView, type JobLoader } from '../jobs/job-view.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
@@ -42,43 +43,19 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       const request = req.request;
       if (!request || !request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
       if (request.extractionSchema !== undefined) validateExtractionSchema(request.extractionSchema);
-      if (request.extractionPrompt && !deps.llmConfigured) {
-        throw new TrawlError('SERVICE_UNAVAILABLE', 'LLM extraction (extraction_prompt) is not configured on this service');
-      }
+      refuseUnconfiguredPrompt(request.extractionPrompt, deps.llmConfigured);
       const plan = planTiers({ ...tierPlanInput(request), availableTiers: deps.availableTiers });
       const jobId = randomUUID();
       // A large request body waits in Redis, so the task stays well under the NATS message limit.
-      let inputKey: string | undefined;
-      if (Buffer.byteLength(request.body ?? '', 'utf8') > INLINE_BODY_LIMIT_BYTES) {
-        inputKey = deps.keys.scrapeBody(jobId);
-        await deps.redis.set(inputKey, request.body!, 'EX', PARKED_INPUT_TTL_SECONDS);
-      }
-      let admitted;
-      try {
-        admitted = await admitJob(deps.pool, caller, scrapeJobSpec(request, plan, { id: jobId, ...(inputKey ? { inputKey } : {}) }), req.requestId);
-      } catch (err) {
-        if (inputKey) await deps.redis.del(inputKey);
-        throw err;
-      }
+      const parked = Buffer.byteLength(request.body ?? '', 'utf8') > INLINE_BODY_LIMIT_BYTES ? { key: deps.keys.scrapeBody(jobId), value: request.body! } : undefined;
+      const admitted = await admitWithInput(deps.redis, parked, () =>
+        admitJob(deps.pool, caller, scrapeJobSpec(request, plan, { id: jobId, ...(parked ? { inputKey: parked.key } : {}) }), req.requestId),
+      );
       const handOffEarly = request.syncPolicy !== 'wait_until_deadline';
       const waitHere = req.wait && !(handOffEarly && isSlowTier(admitted.attempt.tier));
-      // Registered before the task is published, so the job cannot end unheard.
-      const waiter = waitHere ? deps.signals.watch(jobId) : null;
-      let signal: JobSignal | null = null;
-      try {
-        await deps.dispatcher.publish(admitted.job, admitted.attempt).catch((err) => {
-          // The sweeper republishes unpublished attempts; the job is not lost.
-          deps.log.warn({ err, jobId }, 'publishing a task failed; the sweeper will retry');
-        });
-        if (waiter) {
-          const accept = (signal: JobSignal) =>
-            signal.kind === 'ended' || (handOffEarly && signal.kind === 'escalated' && isSlowTier(signal.tier));
-          signal = await waiter.wait(req.waitMs, accept);
-        }
-      } finally {
-        waiter?.close();
-      }
-      const loaded = await deps.jobs.load(jobId, caller.accountId, signal?.kind === 'ended' ? signal.record : undefined);
+      const accept = (signal: JobSignal) => signal.kind === 'ended' || (handOffEarly && signal.kind === 'escalated' && isSlowTier(signal.tier));
+      const signal = await dispatchAndWait(deps, admitted, waitHere ? { timeoutMs: req.waitMs, accept } : undefined);
+      const loaded = await deps.jobs.load(jobId, caller.accountId, endedRecord(signal));
       if (!loaded) throw new TrawlError('INTERNAL_ERROR', 'The job record vanished');
       return create(SubmitResponseSchema, { job: jobView(loaded, { binary: answersInBinary(ctx) }), balanceMicrocents: loaded.balanceMicrocents });
     },

@@ -1,5 +1,12 @@
 import type { CallOptions } from '@connectrpc/connect';
 import type { Context } from 'koa';
+import { SYNC_DEADLINE_MS } from '../../common/limits.js';
+import type { RequestState } from './request-context.js';
+
+/** What is left of the sync safe deadline (SPEC 4.1) for a request, counted from its arrival; never negative. */
+export function syncTimeLeftMs(state: RequestState): number {
+  return Math.max(0, SYNC_DEADLINE_MS - (Date.now() - state.startedAt));
+}
 
 /**
  * Options for a control-plane call on behalf of a public request: the

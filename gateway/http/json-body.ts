@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { TrawlError } from '../../common/errors.js';
-import { BODY_IDLE_TIMEOUT_MS } from '../../common/limits.js';
+import { BODY_IDLE_TIMEOUT_MS, sizeLabel } from '../../common/limits.js';
 import { scanJson, type JsonScan } from './json-scan.js';
 
 const DECODERS: Record<string, () => Transform> = {
@@ -32,12 +32,8 @@ function isJsonType(contentType: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-function limitLabel(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`;
-}
-
 function tooLarge(limitBytes: number): TrawlError {
-  return new TrawlError('PAYLOAD_TOO_LARGE', `The request body is over the ${limitLabel(limitBytes)} limit`, { limit_bytes: limitBytes });
+  return new TrawlError('PAYLOAD_TOO_LARGE', `The request body is over the ${sizeLabel(limitBytes)} limit`, { limit_bytes: limitBytes });
 }
 
 /**

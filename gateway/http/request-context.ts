@@ -1,10 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 import { TrawlError } from '../../common/errors.js';
-import { REQUEST_BODY_LIMIT_BYTES, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../common/limits.js';
+import { REQUEST_BODY_LIMIT_BYTES } from '../../common/limits.js';
 import type { Logger } from '../../common/logger.js';
 import { errorBody } from './error-envelope.js';
 import { requestIds } from './request-id.js';
+import { setRetryAfter } from './retry-after.js';
 
 export interface RequestState {
   requestId: string;
@@ -73,7 +74,7 @@ export function requestContext(log: Logger) {
       if (err.code === 'RATE_LIMIT_EXCEEDED' && err.details?.['retry_after_seconds'] !== undefined) {
         ctx.set('Retry-After', String(err.details['retry_after_seconds']));
       }
-      if (err.code === 'SERVICE_UNAVAILABLE') ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+      if (err.code === 'SERVICE_UNAVAILABLE') setRetryAfter(ctx);
       if (BODY_REFUSED.has(err.code) || !drainable(ctx.req)) ctx.set('Connection', 'close');
     }
   };

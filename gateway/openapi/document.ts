@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { sizeLabel } from '../../common/limits.js';
 import { bodyLimitOf } from '../http/register-routes.js';
+import { RETRY_AFTER_HEADER } from '../http/retry-after.js';
 import { ErrorEnvelope } from '../http/error-envelope.js';
 import type { AnyRoute, AuthKind, HeaderDoc } from '../http/route.js';
 import { schemaConverter, type JsonSchema } from './json-schema.js';
@@ -29,14 +31,6 @@ const DEPRECATION_HEADERS: Record<string, HeaderDoc> = {
   Link: { description: 'rel="sunset" link to this documentation', type: 'string' },
 };
 
-const RETRY_AFTER: Record<string, HeaderDoc> = {
-  'Retry-After': { description: 'Seconds to wait before trying again', type: 'integer' },
-};
-
-function megabytes(bytes: number): string {
-  return `${bytes / (1024 * 1024)} MB`;
-}
-
 /** The error answers every route of its kind can give, whatever its handler does. */
 function derivedErrors(route: AnyRoute): Record<number, string> {
   const out: Record<number, string> = {};
@@ -46,7 +40,7 @@ function derivedErrors(route: AnyRoute): Record<number, string> {
   if (auth) out[401] = auth;
   if (body) {
     out[408] = 'REQUEST_TIMEOUT (the request body stalled)';
-    out[413] = `PAYLOAD_TOO_LARGE (request body over ${megabytes(bodyLimitOf(route))}, after decompression)`;
+    out[413] = `PAYLOAD_TOO_LARGE (request body over ${sizeLabel(bodyLimitOf(route))}, after decompression)`;
     out[415] = 'UNSUPPORTED_MEDIA_TYPE (send application/json)';
   }
   out[500] = 'INTERNAL_ERROR';
@@ -90,7 +84,7 @@ function operation(route: AnyRoute, ref: ReturnType<typeof schemaConverter>) {
   const statuses = new Set([...Object.keys(derived), ...Object.keys(route.errors ?? {})].map(Number));
   for (const status of [...statuses].sort((a, b) => a - b)) {
     const parts = [derived[status], route.errors?.[status]].filter(Boolean);
-    const headers = { ...(status === 503 ? RETRY_AFTER : {}), ...extraHeaders };
+    const headers = { ...(status === 503 ? RETRY_AFTER_HEADER : {}), ...extraHeaders };
     responses[String(status)] ??= {
       description: parts.join('; '),
       ...(Object.keys(headers).length > 0 ? { headers: headersDoc(headers) } : {}),

@@ -1,5 +1,5 @@
 import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
-import { createContentPipeline } from '../pipeline/content-pipeline.js';
+import { contentPipelineFromConfig } from '../pipeline/content-pipeline.js';
 import { createDomainLease } from '../runtime/domain-lease.js';
 import { runWorker } from '../runtime/run-worker.js';
 import { createFetchWork } from './handler.js';
@@ -8,7 +8,7 @@ import { createFetchWork } from './handler.js';
 const MAX_REDIRECTS = 10;
 
 await runWorker('fetch-t1', ({ config, redis, keys, workerId }) => {
-  const pipeline = createContentPipeline({ threads: config.worker.pipelineThreads, budgetMs: config.worker.pipelineBudgetMs, llm: config.llm });
+  const pipeline = contentPipelineFromConfig(config);
   return {
     work: createFetchWork({
       readInput: (key) => redis.get(key),

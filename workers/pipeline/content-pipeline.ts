@@ -1,4 +1,5 @@
 import type { JsonObject } from '@bufbuild/protobuf';
+import type { TrawlConfig } from '../../common/config.js';
 import type { PipelineOptions } from '../../proto/gen/trawl/v1/work_pb.js';
 import { completeWithLlm, type PipelineInput } from './index.js';
 import type { LlmConfig } from './llm-step.js';
@@ -44,6 +45,11 @@ export function pipelineInput(options: PipelineOptions | undefined): Pick<
 /** Bytes whose buffer is theirs alone, as moving a buffer to a thread detaches all of it. */
 function ownBytes(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+}
+
+/** The content pipeline with the worker settings of the configuration (TRAWL_PIPELINE_THREADS, TRAWL_PIPELINE_BUDGET_MS, TRAWL_LLM_*). */
+export function contentPipelineFromConfig(config: TrawlConfig): ContentPipeline {
+  return createContentPipeline({ threads: config.worker.pipelineThreads, budgetMs: config.worker.pipelineBudgetMs, llm: config.llm });
 }
 
 /** The content pipeline of a worker process: created by the pools that process documents, closed when they stop. */

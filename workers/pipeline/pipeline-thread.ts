@@ -1,5 +1,5 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { TrawlError } from '../../common/errors.js';
+import { publicFailure } from '../../common/errors.js';
 import { decodeText } from '../fetching/charset.js';
 import { processDocument, type PipelineInput, type ProcessedDocument } from './index.js';
 import type { LlmRequest } from './llm-step.js';
@@ -43,8 +43,7 @@ export default function runInThread(task: ThreadTask): ThreadResult {
     if (processed.llm) return { kind: 'llm', processed: processed as ProcessedDocument & { llm: LlmRequest }, document: task.source.includeRawHtml ? body : '' };
     return moved(toStoredResult(processed, task.source, body));
   } catch (err) {
-    if (err instanceof TrawlError) return { kind: 'failed', code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
-    return { kind: 'failed', code: 'EXTRACTION_FAILED', message: err instanceof Error ? err.message : 'The content could not be processed' };
+    return { kind: 'failed', ...publicFailure(err, 'EXTRACTION_FAILED', 'The content could not be processed') };
   }
 }
 

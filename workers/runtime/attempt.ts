@@ -1,5 +1,5 @@
 import { fromBinary } from '@bufbuild/protobuf';
-import { TrawlError } from '../../common/errors.js';
+import { publicFailure } from '../../common/errors.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 import { AttemptPhase, TaskSchema, type AttemptRef, type Task } from '../../proto/gen/trawl/v1/work_pb.js';
 import { AttemptFailure } from './attempt-failure.js';
@@ -55,11 +55,7 @@ export interface AttemptDeps {
 
 class AlreadyFinished extends Error {}
 
-/** A public failure from anything processing threw: typed errors keep their code. */
-function processFailure(err: unknown, fallbackCode: string): { code: string; message: string } {
-  if (err instanceof TrawlError) return { code: err.code, message: err.message };
-  return { code: fallbackCode, message: err instanceof Error ? err.message : 'The content could not be processed' };
-}
+const PROCESS_FAILED = 'The content could not be processed';
 
 /**
  * The life of one attempt, the same for every pool: decode the task, skip an
@@ -135,7 +131,7 @@ export function createAttemptHandler<K extends PayloadCase, I>(deps: AttemptDeps
       try {
         result = await work.process(payload, acquired.input, scope);
       } catch (err) {
-        const failure = processFailure(err, work.processFailureCode);
+        const failure = publicFailure(err, work.processFailureCode, PROCESS_FAILED);
         return finish({ ok: false, errorCode: failure.code, errorMessage: failure.message, ...acquired.report, processMs: BigInt(Date.now() - processStarted) });
       }
       const processMs = BigInt(Date.now() - processStarted);

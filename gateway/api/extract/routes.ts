@@ -1,13 +1,13 @@
 import { toJson, type JsonObject } from '@bufbuild/protobuf';
 import { ValueSchema } from '@bufbuild/protobuf/wkt';
-import { TrawlError } from '../../../common/errors.js';
-import { EXTRACT_BODY_LIMIT_BYTES, MAX_EXTRACT_CONTENT_BYTES, SYNC_DEADLINE_MS } from '../../../common/limits.js';
+import { refuseUnusableContent } from '../../../common/extract-content.js';
+import { EXTRACT_BODY_LIMIT_BYTES } from '../../../common/limits.js';
 import { toCredits } from '../../../common/pricing.js';
 import { EXTRACT_TIER } from '../../../common/tiers.js';
 import type { ControlPlane } from '../../control-plane-client.js';
-import { callOptions } from '../../http/call-options.js';
+import { callOptions, syncTimeLeftMs } from '../../http/call-options.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { CREDIT_HEADERS } from '../scrape/routes.js';
+import { CREDIT_HEADERS } from '../shared/billing.js';
 import { ragOptions } from '../scrape/to-proto.js';
 import { ExtractRequest, ExtractResult } from './schemas.js';
 
@@ -47,13 +47,9 @@ export function extractRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] 
       },
       handler: async ({ ctx, body: input }) => {
         const state = ctx.state.trawl;
-        if (input.content.trim() === '') throw new TrawlError('CONTENT_BLANK', 'content must not be blank');
-        const bytes = Buffer.byteLength(input.content, 'utf8');
-        if (bytes > MAX_EXTRACT_CONTENT_BYTES) {
-          throw new TrawlError('CONTENT_OVER_LIMIT', 'content is over the 5 MB limit', { size_bytes: bytes, limit_bytes: MAX_EXTRACT_CONTENT_BYTES });
-        }
+        refuseUnusableContent(input.content);
         if (input.source_url) state.targetUrl = input.source_url;
-        const waitMs = Math.max(1_000, SYNC_DEADLINE_MS - (Date.now() - state.startedAt));
+        const waitMs = Math.max(1_000, syncTimeLeftMs(state));
         const res = await deps.controlPlane.extract.extract(
           {
             content: input.content,

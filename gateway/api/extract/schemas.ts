@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_EXTRACT_CONTENT_BYTES, MAX_EXTRACT_PROMPT_CHARS } from '../../../common/limits.js';
+import { MAX_EXTRACT_CONTENT_BYTES, MAX_EXTRACT_PROMPT_CHARS, sizeLabel } from '../../../common/limits.js';
 import { ExtractionSchema, formatList, HttpUrl, promptText, RagOptions } from '../shared/fields.js';
 
 export const PROFILES = ['auto', 'product', 'article', 'job_posting', 'faq', 'recipe', 'event'] as const;
@@ -7,7 +7,7 @@ export const PROFILES = ['auto', 'product', 'article', 'job_posting', 'faq', 're
 export const ExtractRequest = z
   .object({
     content: z.string().meta({
-      description: `The document, at most ${MAX_EXTRACT_CONTENT_BYTES / (1024 * 1024)} MB (UTF-8); blank or larger content answers 422.`,
+      description: `The document, at most ${sizeLabel(MAX_EXTRACT_CONTENT_BYTES)} (UTF-8); blank or larger content answers 422.`,
     }),
     content_type: z.enum(['html', 'text', 'markdown']).default('html'),
     extraction_schema: ExtractionSchema.optional(),

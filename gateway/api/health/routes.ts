@@ -1,13 +1,11 @@
 import type { Context } from 'koa';
-import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../../common/limits.js';
 import type { CheckResponse } from '../../../proto/gen/trawl/v1/health_pb.js';
 import type { ControlPlane } from '../../control-plane-client.js';
+import { RETRY_AFTER_HEADER, setRetryAfter } from '../../http/retry-after.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { HealthStatus, Liveness, Readiness, ServiceStatus } from './schemas.js';
 
 const CHECK_TIMEOUT_MS = 3_000;
-
-const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before probing again', type: 'integer' } } as const;
 
 async function check(controlPlane: ControlPlane): Promise<CheckResponse | null> {
   try {
@@ -24,7 +22,7 @@ function componentOk(res: CheckResponse | null, name: string): boolean {
 /** A probe's own 503 (not the error envelope), asking the caller to come back later. */
 function unavailable(ctx: Context): void {
   ctx.status = 503;
-  ctx.set('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+  setRetryAfter(ctx);
 }
 
 /** Health routes answer without an API key (SPEC 4.11). */
@@ -56,7 +54,7 @@ export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       auth: 'none',
       responses: {
         200: { description: 'Healthy', schema: HealthStatus },
-        503: { description: 'Database or cache unhealthy', schema: HealthStatus, headers: RETRY_AFTER },
+        503: { description: 'Database or cache unhealthy', schema: HealthStatus, headers: RETRY_AFTER_HEADER },
       },
       handler: async ({ ctx }) => {
         const ok = await coreHealthy();
@@ -73,7 +71,7 @@ export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       auth: 'none',
       responses: {
         200: { description: 'Ready', schema: Readiness },
-        503: { description: 'Not ready', schema: Readiness, headers: RETRY_AFTER },
+        503: { description: 'Not ready', schema: Readiness, headers: RETRY_AFTER_HEADER },
       },
       handler: async ({ ctx }) => {
         const ready = await coreHealthy();
@@ -102,7 +100,7 @@ export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       auth: 'none',
       responses: {
         200: { description: 'Operational or degraded', schema: ServiceStatus },
-        503: { description: 'Down', schema: ServiceStatus, headers: RETRY_AFTER },
+        503: { description: 'Down', schema: ServiceStatus, headers: RETRY_AFTER_HEADER },
       },
       handler: async ({ ctx }) => {
         const res = await check(deps.controlPlane);

@@ -3,14 +3,10 @@ import type { ControlPlane } from '../../control-plane-client.js';
 import { callOptions } from '../../http/call-options.js';
 import { SCRAPE_REQUEST_LIMIT_BYTES } from '../../../common/limits.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { CREDIT_HEADERS } from '../shared/billing.js';
 import { runScrape } from './run-scrape.js';
 import { EstimateResult, ScrapeAccepted, ScrapeRequest, ScrapeResult } from './schemas.js';
 import { toProto } from './to-proto.js';
-
-export const CREDIT_HEADERS = {
-  'X-Service-Credits': { description: 'Credits charged for this request', type: 'number' },
-  'X-Service-Credits-Remaining': { description: 'Balance left, in credits', type: 'number' },
-} as const;
 
 export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
   return [

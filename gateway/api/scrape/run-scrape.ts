@@ -1,9 +1,8 @@
 import type { Context } from 'koa';
 import { TrawlError, isErrorCode } from '../../../common/errors.js';
-import { SYNC_DEADLINE_MS } from '../../../common/limits.js';
 import { toCredits, toMicrocents } from '../../../common/pricing.js';
 import type { ControlPlane } from '../../control-plane-client.js';
-import { callOptions } from '../../http/call-options.js';
+import { callOptions, syncTimeLeftMs } from '../../http/call-options.js';
 import { addErrorFields } from '../../http/request-context.js';
 import { presentBilling } from '../shared/billing.js';
 import { pollUrl, presentJobError, presentResult } from './presenters.js';
@@ -18,7 +17,7 @@ export async function runScrape(
 ): Promise<void> {
   const state = ctx.state.trawl;
   state.targetUrl = input.url;
-  const waitMs = input.sync ? Math.max(0, SYNC_DEADLINE_MS - (Date.now() - state.startedAt)) : 0;
+  const waitMs = input.sync ? syncTimeLeftMs(state) : 0;
   const response = await controlPlane.scrape.submit(
     { request: toProto(input), wait: input.sync, waitMs, requestId: state.requestId },
     callOptions(ctx, waitMs + 15_000),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_FETCH_TIMEOUT_S, MAX_SCRAPE_PROMPT_CHARS, MAX_TARGET_REQUEST_BODY_BYTES } from '../../../common/limits.js';
+import { DEFAULT_FETCH_TIMEOUT_S, MAX_SCRAPE_PROMPT_CHARS, MAX_TARGET_REQUEST_BODY_BYTES, sizeLabel } from '../../../common/limits.js';
 import { CALLER_TIERS } from '../../../common/tiers.js';
 import { Billing } from '../shared/billing.js';
 import { ExtractionSchema, formatList, HttpsUrl, HttpUrl, promptText, RagOptions } from '../shared/fields.js';
@@ -83,7 +83,7 @@ export const ScrapeRequest = z
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']).default('GET'),
     body: z
       .string()
-      .refine((b) => Buffer.byteLength(b, 'utf8') <= MAX_TARGET_REQUEST_BODY_BYTES, `body is at most ${MAX_TARGET_REQUEST_BODY_BYTES / (1024 * 1024)} MB`)
+      .refine((b) => Buffer.byteLength(b, 'utf8') <= MAX_TARGET_REQUEST_BODY_BYTES, `body is at most ${sizeLabel(MAX_TARGET_REQUEST_BODY_BYTES)}`)
       .optional(),
     content_type: z.enum(['application/json', 'application/x-www-form-urlencoded', 'text/plain']).optional(),
     rag_options: RagOptions.optional(),

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import type { Billing as BillingMessage } from '../../../proto/gen/trawl/v1/billing_pb.js';
 
+/** The credit headers of a billed answer. */
+export const CREDIT_HEADERS = {
+  'X-Service-Credits': { description: 'Credits charged for this request', type: 'number' },
+  'X-Service-Credits-Remaining': { description: 'Balance left, in credits', type: 'number' },
+} as const;
+
 export const Escalation = z
   .object({
     tier: z.string(),

@@ -1,10 +1,10 @@
 import { TrawlError } from '../../../../common/errors.js';
+import { RAG_DEFAULT_CHUNK_OVERLAP as DEFAULT_CHUNK_OVERLAP, RAG_DEFAULT_CHUNK_SIZE as DEFAULT_CHUNK_SIZE } from '../../../../common/limits.js';
 import { parseMarkdownBlocks, type MarkdownBlock } from './markdown-blocks.js';
 import { sentenceSegmenter, sentenceSpans, tokenSpans } from './text-splitting.js';
 import { cl100kTokenizer, type Tokenizer } from './tokenizer.js';
 
-export const DEFAULT_CHUNK_SIZE = 512;
-export const DEFAULT_CHUNK_OVERLAP = 64;
+export { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE };
 
 export interface ChunkOptions {
   /** Maximum tokens per chunk, overlap included. Default 512. */

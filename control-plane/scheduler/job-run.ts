@@ -1,0 +1,56 @@
+import type { Redis } from 'ioredis';
+import { PARKED_INPUT_TTL_SECONDS } from '../../common/limits.js';
+import type { Logger } from '../../common/logger.js';
+import type { AdmittedJob } from '../jobs/admission.js';
+import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
+import type { JobRecord } from '../jobs/job-store.js';
+import type { Dispatcher } from './dispatcher.js';
+
+/** Input a worker reads from Redis instead of from its task: a large request body, or content to extract. */
+export interface ParkedInput {
+  key: string;
+  value: string;
+}
+
+/** Parks the job's input for the worker, admits the job, and removes the input again when admission fails. */
+export async function admitWithInput(redis: Redis, input: ParkedInput | undefined, admit: () => Promise<AdmittedJob>): Promise<AdmittedJob> {
+  if (input) await redis.set(input.key, input.value, 'EX', PARKED_INPUT_TTL_SECONDS);
+  try {
+    return await admit();
+  } catch (err) {
+    if (input) await redis.del(input.key);
+    throw err;
+  }
+}
+
+export interface JobWait {
+  timeoutMs: number;
+  accept(signal: JobSignal): boolean;
+}
+
+/**
+ * Publishes an admitted job's first attempt and, when asked, waits for the
+ * first signal `accept` takes (null at the timeout). The waiter is registered
+ * before the task is published, so the job cannot end unheard. A failed
+ * publish is only logged: the sweeper republishes the attempt.
+ */
+export async function dispatchAndWait(
+  deps: { dispatcher: Dispatcher; signals: JobSignals; log: Logger },
+  admitted: AdmittedJob,
+  wait?: JobWait,
+): Promise<JobSignal | null> {
+  const waiter = wait ? deps.signals.watch(admitted.job.id) : null;
+  try {
+    await deps.dispatcher.publish(admitted.job, admitted.attempt).catch((err) => {
+      deps.log.warn({ err, jobId: admitted.job.id }, 'publishing a task failed; the sweeper will retry');
+    });
+    return waiter && wait ? await waiter.wait(wait.timeoutMs, wait.accept) : null;
+  } finally {
+    waiter?.close();
+  }
+}
+
+/** The ended job a signal carries (raised in this process), so the answer needs no second read. */
+export function endedRecord(signal: JobSignal | null): JobRecord | undefined {
+  return signal?.kind === 'ended' ? signal.record : undefined;
+}
