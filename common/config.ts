@@ -22,6 +22,8 @@ export interface TrawlConfig {
   controlPlaneUrl: string;
   /** 32-byte key (hex) encrypting stored API keys with AES-256-GCM. */
   masterKeyHex: string;
+  /** Dashboard session tokens (HS256 JWTs): the signing secret and how long a token lives. */
+  session: { secret: string; ttlSeconds: number };
   ssrf: { allowPrivate: boolean; allowCidrs: string[] };
   worker: {
     concurrency: number;
@@ -78,6 +80,11 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
   if (mode === 'production' && !/^[0-9a-f]{64}$/i.test(masterKeyHex)) {
     throw new Error('TRAWL_MASTER_KEY must be 64 hex characters in production');
   }
+  const sessionSecret = env.TRAWL_SESSION_SECRET ?? '';
+  if (mode === 'production' && sessionSecret.length < 32) {
+    throw new Error('TRAWL_SESSION_SECRET must be at least 32 characters in production');
+  }
+  const effectiveMasterKey = /^[0-9a-f]{64}$/i.test(masterKeyHex) ? masterKeyHex : '0'.repeat(64);
   return {
     env: mode,
     logLevel: env.LOG_LEVEL ?? (mode === 'test' ? 'warn' : 'info'),
@@ -94,7 +101,12 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
     controlPlaneHost,
     controlPlanePort,
     controlPlaneUrl: env.CONTROL_PLANE_URL ?? `http://${controlPlaneHost}:${controlPlanePort}`,
-    masterKeyHex: /^[0-9a-f]{64}$/i.test(masterKeyHex) ? masterKeyHex : '0'.repeat(64),
+    masterKeyHex: effectiveMasterKey,
+    session: {
+      // Outside production a missing secret is derived from the master key, so a stack's processes agree.
+      secret: sessionSecret.length >= 32 ? sessionSecret : `trawl-session:${effectiveMasterKey}`,
+      ttlSeconds: int(env, 'TRAWL_SESSION_TTL_SECONDS', 7 * 24 * 3600),
+    },
     ssrf: {
       allowPrivate: bool(env, 'TRAWL_ALLOW_PRIVATE_TARGETS', false),
       allowCidrs: list(env, 'TRAWL_SSRF_ALLOW_CIDRS', []),

@@ -68,3 +68,26 @@ export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 /** RAG chunking defaults, in tokens (cl100k): the gateway validates overlap < chunk_size with these applied. */
 export const RAG_DEFAULT_CHUNK_SIZE = 512;
 export const RAG_DEFAULT_CHUNK_OVERLAP = 64;
+
+/**
+ * A limit on requests from one client address (SPEC 8.2): `limit` requests per `windowSeconds`,
+ * counted under `name`. `per: 'email'` counts per e-mail address in the body instead.
+ */
+export interface IpLimit {
+  name: string;
+  limit: number;
+  windowSeconds: number;
+  per?: 'ip' | 'email';
+}
+
+/** The per-address limits of SPEC 8.2, each stated once; routes name them in their `ipLimits`. */
+export const IP_LIMITS = {
+  register: { name: 'auth-register', limit: 3, windowSeconds: 3_600 },
+  login: { name: 'auth-login', limit: 5, windowSeconds: 900 },
+  forgotPassword: { name: 'auth-forgot-password', limit: 3, windowSeconds: 3_600 },
+  checkEmailPerIp: { name: 'auth-check-email', limit: 5, windowSeconds: 60 },
+  checkEmailPerEmail: { name: 'auth-check-email-address', limit: 10, windowSeconds: 3_600, per: 'email' },
+  checkout: { name: 'billing-checkout', limit: 5, windowSeconds: 60 },
+  scrapeDemo: { name: 'scrape-demo', limit: 10, windowSeconds: 3_600 },
+  healthJobs: { name: 'health-jobs', limit: 10, windowSeconds: 60 },
+} as const satisfies Record<string, IpLimit>;

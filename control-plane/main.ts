@@ -5,6 +5,8 @@ import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 import { createAuthenticator } from './accounts/authenticator.js';
+import { createSessionAuthenticator } from './accounts/session-authenticator.js';
+import { createSessionTokens } from './accounts/session-tokens.js';
 import { createExtractService } from './extract/extract-service.js';
 import { createHealthService } from './health/health-service.js';
 import { startWorkerRegistry } from './health/worker-registry.js';
@@ -30,7 +32,8 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const sweeper = startSweeper({ pool, dispatcher, signals, log }, { intervalMs: 2_000, unpublishedAfterMs: 3_000 });
 
   const jobs = createJobLoader({ pool, redis, resultTtlSeconds: config.resultTtlSeconds });
-  const services = { pool, redis, keys, dispatcher, signals, jobs, llmConfigured: config.llm.baseUrl !== '', log };
+  const sessionTokens = createSessionTokens(config.session);
+  const services = { pool, redis, keys, dispatcher, signals, jobs, sessionTokens, llmConfigured: config.llm.baseUrl !== '', log };
   const server = createControlPlaneServer({
     routes: (router) => {
       router.service(ScrapeService, createScrapeService({ ...services, availableTiers: config.availableTiers }));
@@ -38,7 +41,8 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers }));
     },
     authenticator: createAuthenticator(pool, { cacheMs: 30_000 }),
-    publicMethods: [HealthService.method.check],
+    sessions: createSessionAuthenticator(pool, sessionTokens),
+    methodAuth: new Map([[HealthService.method.check, 'none']]),
     log,
   });
   server.listen(config.controlPlanePort, config.controlPlaneHost);

@@ -1,19 +1,14 @@
 import http2 from 'node:http2';
-import type { DescMethod } from '@bufbuild/protobuf';
 import type { ConnectRouter, Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { TrawlError } from '../common/errors.js';
 import type { Logger } from '../common/logger.js';
 import { toConnectError } from '../common/rpc-errors.js';
-import type { Authenticator } from './accounts/authenticator.js';
-import { authenticationInterceptor } from './accounts/caller.js';
+import { authenticationInterceptor, type AuthenticationOptions } from './accounts/caller.js';
 import { dependencyUnavailable } from './dependency-errors.js';
 
-export interface ControlPlaneServerOptions {
+export interface ControlPlaneServerOptions extends AuthenticationOptions {
   routes: (router: ConnectRouter) => void;
-  authenticator: Authenticator;
-  /** Methods answered without an API key. */
-  publicMethods: readonly DescMethod[];
   log: Logger;
 }
 
@@ -32,7 +27,7 @@ export function controlPlaneInterceptors(opts: Omit<ControlPlaneServerOptions, '
       throw toConnectError(known ?? err);
     }
   };
-  return [errors, authenticationInterceptor(opts.authenticator, opts.publicMethods)];
+  return [errors, authenticationInterceptor(opts)];
 }
 
 /**

@@ -20,6 +20,9 @@ export interface AuthenticatedKey {
   keyId: string;
   accountId: string;
   scopes: string[];
+  environment: 'live' | 'test';
+  /** The role of the user whose personal account holds the key; keys of organization accounts act as users. */
+  role: 'user' | 'admin';
 }
 
 export function generateApiKey(environment: 'live' | 'test'): string {
@@ -103,10 +106,14 @@ export async function createApiKey(
 /** Looks a presented key up by digest; revoked and malformed keys are not found. */
 export async function findApiKey(pool: pg.Pool, key: string): Promise<AuthenticatedKey | null> {
   if (!isWellFormedApiKey(key)) return null;
-  const row = await pool.query<{ id: string; account_id: string; scopes: string[] }>(
-    'SELECT id, account_id, scopes FROM api_keys WHERE key_digest = $1 AND revoked_at IS NULL',
+  const row = await pool.query<{ id: string; account_id: string; scopes: string[]; environment: 'live' | 'test'; role: 'user' | 'admin' | null }>(
+    `SELECT k.id, k.account_id, k.scopes, k.environment, u.role
+       FROM api_keys k LEFT JOIN users u ON u.account_id = k.account_id
+      WHERE k.key_digest = $1 AND k.revoked_at IS NULL`,
     [digestApiKey(key)],
   );
   const found = row.rows[0];
-  return found ? { keyId: found.id, accountId: found.account_id, scopes: found.scopes } : null;
+  return found
+    ? { keyId: found.id, accountId: found.account_id, scopes: found.scopes, environment: found.environment, role: found.role ?? 'user' }
+    : null;
 }

@@ -1,34 +1,98 @@
 import { createContextKey, type HandlerContext, type Interceptor } from '@connectrpc/connect';
 import type { DescMethod } from '@bufbuild/protobuf';
 import { TrawlError } from '../../common/errors.js';
-import type { AuthenticatedKey } from './api-keys.js';
 import type { Authenticator } from './authenticator.js';
+import type { SessionAuthenticator } from './session-authenticator.js';
 
-/** The account and key a call was authenticated as; set by the authentication interceptor. */
-const callerKey = createContextKey<AuthenticatedKey | undefined>(undefined, { description: 'authenticated caller' });
+/**
+ * Which credential a control-plane method takes: none, an API key
+ * (`x-api-key`), a dashboard session token (`authorization: Bearer`), or
+ * either of the two.
+ */
+export type CallAuth = 'none' | 'api_key' | 'session' | 'either';
+
+/** Who a call acts for, as the authentication interceptor resolved it. */
+export interface Caller {
+  /** The account the call acts on: the key's, the user's own, or the organization's named in X-Organization-Id. */
+  accountId: string;
+  credential: 'api_key' | 'session';
+  /** The API key presented; null for session calls. */
+  keyId: string | null;
+  /** The logged-in user; null for API-key calls. */
+  userId: string | null;
+  /** The key's environment; null for session calls. */
+  environment: 'live' | 'test' | null;
+  role: 'user' | 'admin';
+  /** The organization named in X-Organization-Id, once checked; null without the header. */
+  organizationId: string | null;
+  scopes: string[];
+}
+
+const callerKey = createContextKey<Caller | undefined>(undefined, { description: 'authenticated caller' });
 
 /** The caller of an authenticated method. */
-export function callerOf(ctx: HandlerContext): AuthenticatedKey {
+export function callerOf(ctx: HandlerContext): Caller {
   const caller = ctx.values.get(callerKey);
   if (!caller) throw new TrawlError('MISSING_API_KEY', 'Send your API key in the X-API-Key header');
   return caller;
 }
 
+/** The caller of a method that only session tokens reach: with its user. */
+export function sessionCallerOf(ctx: HandlerContext): Caller & { userId: string } {
+  const caller = callerOf(ctx);
+  if (caller.userId === null) throw new TrawlError('INVALID_SESSION_TOKEN', 'This route takes a session token as Authorization: Bearer <token>');
+  return caller as Caller & { userId: string };
+}
+
+/** Refuses callers without the admin role, as if the method did not exist for them. */
+export function requireAdmin(caller: Caller): void {
+  if (caller.role !== 'admin') throw new TrawlError('FORBIDDEN', 'This route is for administrators');
+}
+
+export interface AuthenticationOptions {
+  authenticator: Authenticator;
+  sessions: SessionAuthenticator;
+  /** The credential each method takes; methods not listed take an API key. */
+  methodAuth: ReadonlyMap<DescMethod, CallAuth>;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
 /**
- * Authenticates every call except the public methods with the API key in
- * the `x-api-key` header, hands the caller to the service through the call's
- * context values, and names the account and key in the response headers
- * (the gateway's request log reads them).
+ * Authenticates every call with the credential its method takes, scopes it
+ * to the organization in `x-organization-id`, hands the caller to the service
+ * through the call's context values, and names the account and key in the
+ * response headers (the gateway's request log reads them).
  */
-export function authenticationInterceptor(authenticator: Authenticator, publicMethods: readonly DescMethod[]): Interceptor {
-  const open = new Set<DescMethod>(publicMethods);
+export function authenticationInterceptor(opts: AuthenticationOptions): Interceptor {
   return (next) => async (req) => {
-    if (open.has(req.method)) return next(req);
-    const caller = await authenticator.authenticate(req.header.get('x-api-key'));
+    const auth = opts.methodAuth.get(req.method) ?? 'api_key';
+    if (auth === 'none') return next(req);
+    const apiKey = req.header.get('x-api-key');
+    const bearer = BEARER.exec(req.header.get('authorization') ?? '')?.[1];
+    const organizationId = req.header.get('x-organization-id') || null;
+    let caller: Caller;
+    if (auth !== 'session' && (apiKey || auth === 'api_key' || !bearer)) {
+      const key = await opts.authenticator.authenticate(apiKey);
+      caller = {
+        accountId: key.accountId,
+        credential: 'api_key',
+        keyId: key.keyId,
+        userId: null,
+        environment: key.environment,
+        role: key.role,
+        organizationId: null,
+        scopes: key.scopes,
+      };
+      if (organizationId) caller = await opts.sessions.scopeKeyToOrganization(caller, organizationId);
+    } else {
+      if (!bearer) throw new TrawlError('INVALID_SESSION_TOKEN', 'This route takes a session token as Authorization: Bearer <token>');
+      caller = await opts.sessions.authenticate(bearer, organizationId);
+    }
     req.contextValues.set(callerKey, caller);
     const res = await next(req);
     res.header.set('trawl-account-id', caller.accountId);
-    res.header.set('trawl-api-key-id', caller.keyId);
+    if (caller.keyId) res.header.set('trawl-api-key-id', caller.keyId);
     return res;
   };
 }

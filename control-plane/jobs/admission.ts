@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ERROR_STATUS, TrawlError } from '../../common/errors.js';
 import { toCredits } from '../../common/pricing.js';
-import type { AuthenticatedKey } from '../accounts/api-keys.js';
+import type { Caller } from '../accounts/caller.js';
 import { jobReference } from '../billing/ledger.js';
 import { insertJobWithReservation, type AttemptRow, type Db, type JobForTask, type JobRequestFields } from './job-store.js';
 
@@ -33,7 +33,7 @@ export function refuseUnconfiguredPrompt(prompt: string | undefined, llmConfigur
  * balance that cannot cover the reservation records the job as rejected (so
  * polling its id answers `rejected`) and throws INSUFFICIENT_CREDITS.
  */
-export async function admitJob(db: Db, caller: AuthenticatedKey, spec: JobSpec, requestId: string): Promise<AdmittedJob> {
+export async function admitJob(db: Db, caller: Pick<Caller, 'accountId' | 'keyId'>, spec: JobSpec, requestId: string): Promise<AdmittedJob> {
   const jobId = spec.id ?? randomUUID();
   const attempt: AttemptRow = {
     id: randomUUID(),

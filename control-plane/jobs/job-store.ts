@@ -50,7 +50,7 @@ export interface JobRequestFields {
 export interface NewJob extends JobRequestFields {
   id: string;
   accountId: string;
-  apiKeyId: string;
+  apiKeyId: string | null;
   requestId: string;
   inputKey: string | null;
   ledgerReference: string;

@@ -20,6 +20,8 @@ export function callOptions(ctx: Context, timeoutMs: number): CallOptions {
   if (typeof key === 'string' && key) headers['x-api-key'] = key;
   const authorization = ctx.req.headers.authorization;
   if (authorization) headers['authorization'] = authorization;
+  const organization = ctx.req.headers['x-organization-id'];
+  if (typeof organization === 'string' && organization) headers['x-organization-id'] = organization;
   return {
     timeoutMs,
     headers,

@@ -1,12 +1,13 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { TrawlError } from '../../common/errors.js';
+import type { IpLimit } from '../../common/limits.js';
 
 /**
- * Who may call a route. `api_key` needs X-API-Key; `session` and `either`
- * take X-API-Key or `Authorization: Bearer <token>` (a dashboard session).
- * The gateway only checks that a credential is present; the control plane
- * validates it.
+ * Who may call a route. `api_key` needs X-API-Key; `session` needs
+ * `Authorization: Bearer <token>` (a dashboard session); `either` takes one
+ * of the two. The gateway only checks that a credential is present; the
+ * control plane validates it.
  */
 export type AuthKind = 'none' | 'api_key' | 'session' | 'either';
 
@@ -65,6 +66,8 @@ export interface RouteSpec<R extends RequestSchemas = RequestSchemas> {
   /** Largest accepted request body in bytes (after decompression); routes with a body schema only. */
   bodyLimitBytes?: number;
   request?: R;
+  /** Per-client-address limits (SPEC 8.2) checked before the body is read; see common/limits.ts IP_LIMITS. */
+  ipLimits?: readonly IpLimit[];
   /** Top-level body fields that never reach Postgres and so may hold U+0000. */
   nulAllowedFields?: readonly string[];
   responses: Partial<Record<number, ResponseDoc>>;

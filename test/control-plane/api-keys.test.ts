@@ -38,6 +38,6 @@ describe('API keys', function () {
     expect(stored.key_ciphertext.toString('utf8')).to.not.contain(created.key.slice(8));
     expect(decryptApiKey(stored.key_ciphertext, master)).to.equal(created.key);
     expect(() => decryptApiKey(stored.key_ciphertext, randomBytes(32).toString('hex'))).to.throw();
-    expect(await findApiKey(stack.pool, created.key)).to.deep.equal({ keyId: created.id, accountId, scopes: ['scrape'] });
+    expect(await findApiKey(stack.pool, created.key)).to.deep.equal({ keyId: created.id, accountId, scopes: ['scrape'], environment: 'live', role: 'user' });
   });
 });

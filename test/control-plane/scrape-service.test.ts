@@ -11,6 +11,8 @@ import { fromConnectError } from '../../common/rpc-errors.js';
 import { ScrapeResultSchema, ScrapeService } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import { AttemptPhase, AttemptReportSchema } from '../../proto/gen/trawl/v1/work_pb.js';
 import { createAuthenticator } from '../../control-plane/accounts/authenticator.js';
+import { createSessionAuthenticator } from '../../control-plane/accounts/session-authenticator.js';
+import { createSessionTokens } from '../../control-plane/accounts/session-tokens.js';
 import { createJobLoader } from '../../control-plane/jobs/job-view.js';
 import { createStartRecorder } from '../../control-plane/jobs/lifecycle.js';
 import { createDispatcher } from '../../control-plane/scheduler/dispatcher.js';
@@ -42,7 +44,12 @@ describe('ScrapeService behind the control-plane interceptors', function () {
     };
     const transport = createRouterTransport((router) => router.service(ScrapeService, createScrapeService(deps)), {
       transport: { useBinaryFormat: !over.json },
-      router: { interceptors: controlPlaneInterceptors({ authenticator: createAuthenticator(pool, { cacheMs: 0 }), publicMethods: [], log }) },
+      router: { interceptors: controlPlaneInterceptors({
+          authenticator: createAuthenticator(pool, { cacheMs: 0 }),
+          sessions: createSessionAuthenticator(pool, createSessionTokens({ secret: 's'.repeat(32), ttlSeconds: 3600 })),
+          methodAuth: new Map(),
+          log,
+        }) },
     });
     return createClient(ScrapeService, transport);
   };
