@@ -1,3 +1,6 @@
+import { OAUTH_CLIENT_ID_PATTERN, OAUTH_CLIENT_SECRET_MIN_CHARS } from './limits.js';
+import { MICROCENTS_PER_CREDIT } from './pricing.js';
+
 /**
  * The one configuration loader. Every process reads its settings here, from
  * environment variables with documented defaults (docs/configuration.md).
@@ -24,6 +27,10 @@ export interface TrawlConfig {
   masterKeyHex: string;
   /** Dashboard session tokens (HS256 JWTs): the signing secret and how long a token lives. */
   session: { secret: string; ttlSeconds: number };
+  /** The welcome bonus a new user's account is credited with, and the smaller one accounts sharing a sign-up address or e-mail domain get. */
+  welcomeBonus: { fullMicrocents: number; reducedMicrocents: number };
+  /** Requests a test key (sk_test_) may make per UTC day. */
+  testKeyDailyRequests: number;
   ssrf: { allowPrivate: boolean; allowCidrs: string[] };
   worker: {
     concurrency: number;
@@ -43,6 +50,23 @@ export interface TrawlConfig {
   /** Results kept in Redis for this long. */
   resultTtlSeconds: number;
   llm: { baseUrl: string; apiKey: string; model: string; timeoutMs: number };
+  /** A payment provider speaking Stripe's API (checkout sessions, signed webhooks); unset base URL or secret key: checkout answers 503. */
+  payment: { baseUrl: string; secretKey: string; webhookSecret: string; timeoutMs: number };
+  /** Balance below which credits.low is recorded, microcents. */
+  creditsLowThresholdMicrocents: number;
+  /** Per-key rate limits, dispatch entitlement and per-address limits (SPEC 8); off only for comparison benchmarks. */
+  rateLimits: boolean;
+  /** OAuth 2.0 (SPEC 5): clients registered at control-plane start, and redirect hosts or URIs allowed for every client. */
+  oauth: { clients: OAuthClientConfig[]; redirectAllowlist: string[] };
+}
+
+/** One entry of TRAWL_OAUTH_CLIENTS. */
+export interface OAuthClientConfig {
+  client_id: string;
+  client_secret: string;
+  name: string;
+  /** This client's own allow-list entries: exact redirect URIs or host patterns. */
+  redirect_uris: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -55,10 +79,43 @@ function int(env: Env, name: string, fallback: number): number {
   return Math.trunc(value);
 }
 
+/** An amount of US dollars as whole microcents (1 USD = 1,000,000), never negative. */
+function usdMicrocents(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number of US dollars, got "${raw}"`);
+  return Math.round(value * 1_000_000);
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   return ['1', 'true', 'yes', 'on'].includes(raw.toLowerCase());
+}
+
+/** TRAWL_OAUTH_CLIENTS: a JSON array of {client_id, client_secret, name, redirect_uris?}. Errors never quote a secret. */
+function oauthClients(env: Env): OAuthClientConfig[] {
+  const raw = env.TRAWL_OAUTH_CLIENTS;
+  if (raw === undefined || raw.trim() === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error('TRAWL_OAUTH_CLIENTS must be a JSON array of {client_id, client_secret, name, redirect_uris?}');
+  }
+  if (!Array.isArray(parsed)) throw new Error('TRAWL_OAUTH_CLIENTS must be a JSON array');
+  return parsed.map((entry: Record<string, unknown>, i) => {
+    const where = `TRAWL_OAUTH_CLIENTS[${i}]`;
+    if (typeof entry !== 'object' || entry === null) throw new Error(`${where} must be an object`);
+    const { client_id: id, client_secret: secret, name, redirect_uris: uris = [] } = entry;
+    if (typeof id !== 'string' || !OAUTH_CLIENT_ID_PATTERN.test(id)) throw new Error(`${where}.client_id must be 1 to 64 of A-Z a-z 0-9 . _ -`);
+    if (typeof secret !== 'string' || secret.length < OAUTH_CLIENT_SECRET_MIN_CHARS) {
+      throw new Error(`${where}.client_secret must be at least ${OAUTH_CLIENT_SECRET_MIN_CHARS} characters`);
+    }
+    if (typeof name !== 'string' || name.trim() === '') throw new Error(`${where}.name must be a non-empty string`);
+    if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) throw new Error(`${where}.redirect_uris must be an array of strings`);
+    return { client_id: id, client_secret: secret, name: name.trim(), redirect_uris: uris as string[] };
+  });
 }
 
 function list(env: Env, name: string, fallback: string[]): string[] {
@@ -84,6 +141,13 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
   if (mode === 'production' && sessionSecret.length < 32) {
     throw new Error('TRAWL_SESSION_SECRET must be at least 32 characters in production');
   }
+  const welcomeBonus = {
+    fullMicrocents: usdMicrocents(env, 'TRAWL_WELCOME_BONUS_USD', 1),
+    reducedMicrocents: usdMicrocents(env, 'TRAWL_WELCOME_BONUS_REDUCED_USD', 0.2),
+  };
+  if (welcomeBonus.reducedMicrocents > welcomeBonus.fullMicrocents) {
+    throw new Error('TRAWL_WELCOME_BONUS_REDUCED_USD must not exceed TRAWL_WELCOME_BONUS_USD');
+  }
   const effectiveMasterKey = /^[0-9a-f]{64}$/i.test(masterKeyHex) ? masterKeyHex : '0'.repeat(64);
   return {
     env: mode,
@@ -107,6 +171,8 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
       secret: sessionSecret.length >= 32 ? sessionSecret : `trawl-session:${effectiveMasterKey}`,
       ttlSeconds: int(env, 'TRAWL_SESSION_TTL_SECONDS', 7 * 24 * 3600),
     },
+    welcomeBonus,
+    testKeyDailyRequests: int(env, 'TRAWL_TEST_KEY_DAILY_REQUESTS', 1_000),
     ssrf: {
       allowPrivate: bool(env, 'TRAWL_ALLOW_PRIVATE_TARGETS', false),
       allowCidrs: list(env, 'TRAWL_SSRF_ALLOW_CIDRS', []),
@@ -132,5 +198,14 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
       model: env.TRAWL_LLM_MODEL ?? 'gpt-4o-mini',
       timeoutMs: int(env, 'TRAWL_LLM_TIMEOUT_MS', 60_000),
     },
+    payment: {
+      baseUrl: env.TRAWL_PAYMENT_BASE_URL ?? '',
+      secretKey: env.TRAWL_PAYMENT_SECRET_KEY ?? '',
+      webhookSecret: env.TRAWL_PAYMENT_WEBHOOK_SECRET ?? '',
+      timeoutMs: int(env, 'TRAWL_PAYMENT_TIMEOUT_MS', 20_000),
+    },
+    creditsLowThresholdMicrocents: Math.max(0, int(env, 'TRAWL_CREDITS_LOW_THRESHOLD_CREDITS', 100)) * MICROCENTS_PER_CREDIT,
+    rateLimits: bool(env, 'TRAWL_RATE_LIMITS', true),
+    oauth: { clients: oauthClients(env), redirectAllowlist: list(env, 'TRAWL_OAUTH_REDIRECT_ALLOWLIST', []) },
   };
 }

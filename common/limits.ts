@@ -91,3 +91,57 @@ export const IP_LIMITS = {
   scrapeDemo: { name: 'scrape-demo', limit: 10, windowSeconds: 3_600 },
   healthJobs: { name: 'health-jobs', limit: 10, windowSeconds: 60 },
 } as const satisfies Record<string, IpLimit>;
+
+/** Passwords, characters (the hash work grows with length, so there is a ceiling too); e-mail addresses (RFC 5321 path limit); organization names. */
+export const PASSWORD_MIN_CHARS = 8;
+export const PASSWORD_MAX_CHARS = 256;
+export const EMAIL_MAX_CHARS = 254;
+export const ORGANIZATION_NAME_MAX_CHARS = 100;
+/** Idempotency-Key header values, printable ASCII characters. */
+export const IDEMPOTENCY_KEY_MAX_CHARS = 255;
+
+/** A deposit through POST /api/v1/billing/checkout, US dollars (whole cents). */
+export const CHECKOUT_MIN_USD = 5;
+export const CHECKOUT_MAX_USD = 10_000;
+/** success_url and cancel_url of a checkout, characters. */
+export const CHECKOUT_URL_MAX_CHARS = 2_048;
+/** GET /api/v1/usage: the window in days. */
+export const USAGE_DEFAULT_DAYS = 30;
+export const USAGE_MAX_DAYS = 365;
+/** A payment-provider webhook signed longer ago than this is refused as stale (or replayed). */
+export const PAYMENT_WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/** OAuth 2.0 (SPEC 5): an authorization code lives this long; client ids and secrets registered by the operator. */
+export const OAUTH_CODE_TTL_SECONDS = 300;
+export const OAUTH_CLIENT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+export const OAUTH_CLIENT_SECRET_MIN_CHARS = 32;
+/** Authorize: `state` (echoed unchanged), `source` (named in the key), `redirect_uri`, characters. */
+export const OAUTH_STATE_MAX_CHARS = 1_024;
+export const OAUTH_SOURCE_MAX_CHARS = 64;
+export const OAUTH_REDIRECT_URI_MAX_CHARS = 2_048;
+
+/** Crawl (SPEC 2.10, 8.4): page and depth bounds, cache TTL bounds, pages in flight, the SSE connection. */
+export const CRAWL_MAX_PAGES = 100_000;
+export const CRAWL_DEFAULT_MAX_PAGES = 50;
+export const CRAWL_MAX_DEPTH = 50;
+export const CRAWL_DEFAULT_MAX_DEPTH = 3;
+export const CRAWL_CACHE_TTL_MIN_S = 60;
+export const CRAWL_CACHE_TTL_MAX_S = 86_400;
+export const CRAWL_CACHE_TTL_DEFAULT_S = 900;
+export const CRAWL_HEADERS_MAX_BYTES = 32 * 1024;
+/** Pages of one crawl fetched at once, and of one host of it (one when robots.txt sets a Crawl-delay). */
+export const CRAWL_PAGES_IN_FLIGHT = 16;
+export const CRAWL_PAGES_IN_FLIGHT_PER_HOST = 8;
+/** A page answered 429 or 503 is tried again this many times, after 2, 4, 8 s; its host rests as long. */
+export const CRAWL_BACKOFF_RETRIES = 3;
+export const CRAWL_BACKOFF_BASE_MS = 2_000;
+export const CRAWL_SSE_HEARTBEAT_MS = 15_000;
+export const CRAWL_SSE_MAX_CONNECTION_MS = 30 * 60_000;
+export const CRAWL_LIST_MAX_LIMIT = 100;
+export const CRAWL_RESULTS_MAX_LIMIT = 1_000;
+export const CRAWL_RESUME_MAX_URLS = 1_000;
+
+/** API keys: name length; usage reads look back at most this many days and page at most this many requests. */
+export const API_KEY_NAME_MAX_CHARS = 100;
+export const API_KEY_USAGE_MAX_DAYS = 365;
+export const API_KEY_USAGE_MAX_PAGE_SIZE = 100;

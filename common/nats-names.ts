@@ -17,6 +17,10 @@ export interface NatsNames {
   /** Core (non-stream) subject on which the control plane announces job ends. */
   jobDoneSubject(jobId: string): string;
   workerHeartbeatSubject(pool: string): string;
+  /** Core subject carrying the id of an API key that was revoked, regenerated or given new limits; every control plane drops what it cached. */
+  apiKeyChangedSubject: string;
+  /** Core subject on which the control plane says a crawl has new events stored. */
+  crawlEventsSubject(crawlId: string): string;
 }
 
 export function natsNames(prefix: string): NatsNames {
@@ -37,5 +41,7 @@ export function natsNames(prefix: string): NatsNames {
     logsConsumer: `${lower}analytics-sink`,
     jobDoneSubject: (jobId) => subj(`jobs.done.${jobId}`),
     workerHeartbeatSubject: (pool) => subj(`workers.heartbeat.${pool}`),
+    apiKeyChangedSubject: subj('api-keys.changed'),
+    crawlEventsSubject: (crawlId) => subj(`crawls.events.${crawlId}`),
   };
 }

@@ -38,4 +38,13 @@ export function toMicrocents(credits: number): number {
   return Math.round(credits * MICROCENTS_PER_CREDIT);
 }
 
+/** 1 USD = 1,000,000 microcents; one US cent is 10,000. */
+export const MICROCENTS_PER_USD = 1_000_000;
+export const MICROCENTS_PER_USD_CENT = MICROCENTS_PER_USD / 100;
+
+/** Microcents as US dollars, for the public API. */
+export function toUsd(microcents: number | bigint | string): number {
+  return Number(microcents) / MICROCENTS_PER_USD;
+}
+
 export { TIER_ORDER };

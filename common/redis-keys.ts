@@ -13,6 +13,17 @@ export interface RedisKeys {
   extractInput(jobId: string): string;
   /** Prefix of the per-domain concurrency slots. */
   domainLeasePrefix: string;
+  /** Requests made with an API key in one limit period (`counter` names the limit and the period's start). */
+  apiKeyRequests(keyId: string, counter: string): string;
+  /** An API key's rate-limit state (SPEC 8.1): the per-minute and per-second GCRA times, and its concurrent-call leases. */
+  keyRate(keyId: string, window: 'minute' | 'second'): string;
+  keyLeases(keyId: string): string;
+  /** An account's dispatch entitlement: the admission-rate GCRA time and its in-flight jobs. */
+  dispatchRate(accountId: string): string;
+  dispatchInFlight(accountId: string): string;
+  /** A per-address (or per-e-mail) request counter of one SPEC 8.2 limit; every one starts with ipLimitPrefix. */
+  ipLimit(name: string, subject: string): string;
+  ipLimitPrefix: string;
 }
 
 export function redisKeys(prefix: string): RedisKeys {
@@ -22,5 +33,13 @@ export function redisKeys(prefix: string): RedisKeys {
     scrapeBody: (jobId) => `${prefix}scrape-body:${jobId}`,
     extractInput: (jobId) => `${prefix}extract-input:${jobId}`,
     domainLeasePrefix: `${prefix}domain-lease:`,
+    apiKeyRequests: (keyId, counter) => `${prefix}api-key-requests:${keyId}:${counter}`,
+    // The braces keep one key's (or account's) state in one Redis Cluster slot, as one script touches it all.
+    keyRate: (keyId, window) => `${prefix}rate:{${keyId}}:${window}`,
+    keyLeases: (keyId) => `${prefix}rate:{${keyId}}:leases`,
+    dispatchRate: (accountId) => `${prefix}dispatch:{${accountId}}:rate`,
+    dispatchInFlight: (accountId) => `${prefix}dispatch:{${accountId}}:in-flight`,
+    ipLimit: (name, subject) => `${prefix}ip-limit:${name}:${subject}`,
+    ipLimitPrefix: `${prefix}ip-limit:`,
   };
 }

@@ -31,6 +31,18 @@ export function toConnectError(err: unknown): ConnectError {
   return new ConnectError(trawl.message, grpcCode(trawl.httpStatus), undefined, [{ desc: ErrorInfoSchema, value: info }], err);
 }
 
+/**
+ * A failure that still answers with response headers: a TrawlError or
+ * ConnectError becomes a ConnectError carrying them as metadata (the gateway
+ * reads them from the failed call); any other error passes unchanged.
+ */
+export function withResponseHeaders(err: unknown, headers: Record<string, string>): unknown {
+  if (!(err instanceof TrawlError) && !(err instanceof ConnectError)) return err;
+  const connect = toConnectError(err);
+  for (const [name, value] of Object.entries(headers)) if (!connect.metadata.has(name)) connect.metadata.set(name, value);
+  return connect;
+}
+
 /** The one place a gRPC failure becomes a TrawlError again, on the caller's side. */
 export function fromConnectError(err: unknown): TrawlError {
   if (err instanceof TrawlError) return err;

@@ -1,18 +1,34 @@
 import { once } from 'node:events';
 import { createClickHouse, createPgPool, connectRedis } from '../common/connections.js';
 import { runProcess } from '../common/process-runner.js';
+import { BillingService } from '../proto/gen/trawl/v1/account_billing_pb.js';
+import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
+import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
+import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
+import { ACCOUNT_METHOD_AUTH, createAccountService } from './accounts/account-service.js';
 import { createAuthenticator } from './accounts/authenticator.js';
 import { createSessionAuthenticator } from './accounts/session-authenticator.js';
 import { createSessionTokens } from './accounts/session-tokens.js';
+import { BILLING_METHOD_AUTH, createBillingService } from './billing/billing-service.js';
+import { writeBillingSettings } from './billing/billing-settings.js';
+import { createPaymentProvider } from './billing/payment-provider.js';
 import { createExtractService } from './extract/extract-service.js';
 import { createHealthService } from './health/health-service.js';
 import { startWorkerRegistry } from './health/worker-registry.js';
 import { startJobSignals } from './jobs/job-signals.js';
+import { releasingEndedJobs } from './limits/dispatch-entitlement.js';
+import { createLimits } from './limits/limits.js';
 import { createJobLoader } from './jobs/job-view.js';
+import { startKeyChanges } from './keys/key-changes.js';
+import { createKeyLimits } from './keys/key-limits.js';
+import { createKeyService, KEY_METHOD_AUTH } from './keys/key-service.js';
 import { migrateDatabase } from './migrate.js';
+import { loadConfiguredClients } from './oauth/clients.js';
+import { createOAuthService, OAUTH_METHOD_AUTH } from './oauth/oauth-service.js';
+import { createRedirectPolicy } from './oauth/redirect-policy.js';
 import { createDispatcher } from './scheduler/dispatcher.js';
 import { startReportConsumer } from './scheduler/report-consumer.js';
 import { startSweeper } from './scheduler/sweeper.js';
@@ -22,10 +38,13 @@ import { createControlPlaneServer } from './server.js';
 await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys }) => {
   await migrateDatabase(config.databaseUrl, log);
   const pool = createPgPool(config, 20);
+  await writeBillingSettings(pool, { creditsLowThresholdMicrocents: config.creditsLowThresholdMicrocents });
+  await loadConfiguredClients(pool, config.oauth.clients);
   const redis = connectRedis(config);
   const clickhouse = createClickHouse(config);
 
-  const signals = startJobSignals(nc, names);
+  const limits = createLimits({ enabled: config.rateLimits, pool, redis, keys, publicBaseUrl: config.publicBaseUrl, log });
+  const signals = releasingEndedJobs(startJobSignals(nc, names), limits.dispatch);
   const dispatcher = createDispatcher({ js, names, pool, log });
   const workers = startWorkerRegistry(nc, names, { windowMs: 15_000 });
   const reports = await startReportConsumer({ js, jsm, names, pool, dispatcher, signals, log });
@@ -34,15 +53,31 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const jobs = createJobLoader({ pool, redis, resultTtlSeconds: config.resultTtlSeconds });
   const sessionTokens = createSessionTokens(config.session);
   const services = { pool, redis, keys, dispatcher, signals, jobs, sessionTokens, llmConfigured: config.llm.baseUrl !== '', log };
+  const authenticator = createAuthenticator(pool, { cacheMs: 30_000 });
+  const keyLimits = createKeyLimits({ pool, redis, keys, testKeyDailyRequests: config.testKeyDailyRequests, cacheMs: 30_000 });
+  const keyChanges = startKeyChanges(nc, names.apiKeyChangedSubject, [authenticator.forget, keyLimits.forget]);
+  const redirects = createRedirectPolicy({ production: config.env === 'production', publicBaseUrl: config.publicBaseUrl, allowlist: config.oauth.redirectAllowlist });
   const server = createControlPlaneServer({
     routes: (router) => {
-      router.service(ScrapeService, createScrapeService({ ...services, availableTiers: config.availableTiers }));
+      router.service(ScrapeService, createScrapeService({ ...services, availableTiers: config.availableTiers, entitlement: limits.dispatch }));
       router.service(ExtractService, createExtractService(services));
-      router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers }));
+      router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));
+      router.service(ApiKeyService, createKeyService({ pool, clickhouse, masterKeyHex: config.masterKeyHex, limits: keyLimits, changes: keyChanges }));
+      router.service(AccountService, createAccountService({ pool, sessionTokens, welcomeBonus: config.welcomeBonus }));
+      router.service(OAuthService, createOAuthService({ pool, masterKeyHex: config.masterKeyHex, redirects, keyRevoked: (keyId) => keyChanges.announce(keyId) }));
+      router.service(BillingService, createBillingService({ pool, paymentProvider: createPaymentProvider(config.payment), paymentWebhookSecret: config.payment.webhookSecret }));
     },
-    authenticator: createAuthenticator(pool, { cacheMs: 30_000 }),
+    authenticator,
     sessions: createSessionAuthenticator(pool, sessionTokens),
-    methodAuth: new Map([[HealthService.method.check, 'none']]),
+    methodAuth: new Map([
+      [HealthService.method.check, 'none'],
+      ...ACCOUNT_METHOD_AUTH,
+      ...BILLING_METHOD_AUTH,
+      ...OAUTH_METHOD_AUTH,
+      ...KEY_METHOD_AUTH,
+    ]),
+    rateLimits: limits.interceptor,
+    keyLimits,
     log,
   });
   server.listen(config.controlPlanePort, config.controlPlaneHost);
@@ -57,6 +92,8 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       await dispatcher.stop();
       workers.stop();
       signals.stop();
+      keyChanges.stop();
+      limits.stop();
       await Promise.allSettled([pool.end(), redis.quit(), clickhouse.close()]);
     },
   };

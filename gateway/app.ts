@@ -4,6 +4,7 @@ import type { Logger } from '../common/logger.js';
 import { routeTable } from './api/routes.js';
 import type { ControlPlane } from './control-plane-client.js';
 import { clientIpResolver } from './http/client-ip.js';
+import type { IpLimiter } from './http/ip-limits.js';
 import { registerRoutes } from './http/register-routes.js';
 import { requestContext } from './http/request-context.js';
 import { requestLog } from './http/request-log.js';
@@ -16,15 +17,18 @@ export interface GatewayDeps {
   publicBaseUrl: string;
   /** Proxies whose X-Forwarded-For is believed (TRAWL_TRUSTED_PROXIES). */
   trustedProxies: readonly string[];
+  /** Per-address limits of SPEC 8.2 (a route's `ipLimits`); absent: not enforced. */
+  ipLimiter?: IpLimiter;
 }
 
 export function createGatewayApp(deps: GatewayDeps): Koa {
   // The client address comes from clientIpResolver, which believes X-Forwarded-For only from trusted proxies.
   const app = new Koa({ proxy: false });
   const router = new Router();
-  registerRoutes(router, routeTable(deps), deps.publicBaseUrl);
-  app.use(requestLog({ batcher: deps.requestLogs, clientIp: clientIpResolver(deps.trustedProxies) }));
-  app.use(requestContext(deps.log));
+  registerRoutes(router, routeTable(deps), deps.publicBaseUrl, deps.ipLimiter);
+  const clientIp = clientIpResolver(deps.trustedProxies);
+  app.use(requestLog({ batcher: deps.requestLogs, clientIp }));
+  app.use(requestContext(deps.log, clientIp));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

@@ -1,13 +1,21 @@
 import { createClient, type Client } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
+import { BillingService } from '../proto/gen/trawl/v1/account_billing_pb.js';
+import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
+import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
+import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 
 export interface ControlPlane {
   scrape: Client<typeof ScrapeService>;
   health: Client<typeof HealthService>;
   extract: Client<typeof ExtractService>;
+  accounts: Client<typeof AccountService>;
+  billing: Client<typeof BillingService>;
+  oauth: Client<typeof OAuthService>;
+  apiKeys: Client<typeof ApiKeyService>;
 }
 
 /**
@@ -25,5 +33,9 @@ export function createControlPlaneClient(baseUrl: string): ControlPlane {
     scrape: createClient(ScrapeService, transport),
     health: createClient(HealthService, transport),
     extract: createClient(ExtractService, transport),
+    accounts: createClient(AccountService, transport),
+    billing: createClient(BillingService, transport),
+    oauth: createClient(OAuthService, transport),
+    apiKeys: createClient(ApiKeyService, transport),
   };
 }

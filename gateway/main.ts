@@ -1,12 +1,16 @@
+import { connectRedis } from '../common/connections.js';
 import { runProcess } from '../common/process-runner.js';
 import { createGatewayApp } from './app.js';
 import { createControlPlaneClient } from './control-plane-client.js';
+import { createIpLimiter } from './http/ip-limits.js';
 import { createRequestLogBatcher } from './http/request-log-batcher.js';
 
 /** Request logs go out as one batch per 100 ms, or per 500 records when busier. */
 const REQUEST_LOG_BATCH = { windowMs: 100, maxRecords: 500 };
 
-await runProcess('gateway', async ({ config, log, js, names }) => {
+await runProcess('gateway', async ({ config, log, js, names, keys }) => {
+  // Redis counts the per-address limits, shared by every gateway process.
+  const redis = config.rateLimits ? connectRedis(config) : undefined;
   const requestLogs = createRequestLogBatcher((data) => js.publish(names.logsSubject, data), log, REQUEST_LOG_BATCH);
   const app = createGatewayApp({
     controlPlane: createControlPlaneClient(config.controlPlaneUrl),
@@ -14,6 +18,7 @@ await runProcess('gateway', async ({ config, log, js, names }) => {
     log,
     publicBaseUrl: config.publicBaseUrl,
     trustedProxies: config.trustedProxies,
+    ...(redis ? { ipLimiter: createIpLimiter(redis, keys) } : {}),
   });
   const server = app.listen(config.gatewayPort, config.gatewayHost, () => {
     log.info({ url: config.publicBaseUrl }, 'gateway listening');
@@ -27,6 +32,7 @@ await runProcess('gateway', async ({ config, log, js, names }) => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       // Every answered request's record goes out before NATS is drained.
       await requestLogs.stop();
+      await redis?.quit();
     },
   };
 });

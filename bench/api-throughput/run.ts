@@ -2,7 +2,10 @@
  * Gateway throughput under load: GET /api/v1/jobs/{id} (through the control
  * plane) and GET /api/v1/health/live (the gateway alone) against a bare Koa +
  * @koa/router server with one JSON route, each with autocannon at 50
- * connections.
+ * connections. GET /api/v1/jobs/{id} runs with the rate limits on (a key whose
+ * custom enterprise limits never trip, so every call still runs the limiter)
+ * and then on a second stack started with TRAWL_RATE_LIMITS=off: the ratio is
+ * what the limiter costs (goal: at least 0.9).
  *
  *   npm run bench:api-throughput [-- --duration 10 --connections 50 --only jobs]
  *
@@ -15,7 +18,7 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { request } from 'undici';
-import { bootIsolatedStack, createAccountWithKey } from '../../deploy/local/isolated-stack.js';
+import { bootIsolatedStack, createAccountWithKey, type IsolatedStack } from '../../deploy/local/isolated-stack.js';
 import { ROOT } from '../../deploy/local/processes.js';
 
 const { values } = parseArgs({
@@ -54,6 +57,24 @@ async function startBareServer() {
   return { url: `http://127.0.0.1:${Number(chunk.toString().trim())}/live`, stop: () => child.kill('SIGTERM') };
 }
 
+/** A key on an enterprise account whose limits never trip, and the URL of a finished scrape of it. */
+async function finishedJob(stack: IsolatedStack): Promise<{ url: string; headers: Record<string, string> }> {
+  const { accountId, key } = await createAccountWithKey(stack, 1_000_000_000, { enterprise: true });
+  await stack.pool.query(
+    `UPDATE accounts SET limit_requests_per_minute = 2000000000, limit_burst_per_second = 2000000000,
+                         limit_concurrent_requests = 1000000, limit_dispatch_per_minute = 1000000 WHERE id = $1`,
+    [accountId],
+  );
+  const scrape = await request(`${stack.baseUrl}/api/v1/scrape`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ url: pageUrl, formats: ['markdown'] }),
+  });
+  const scraped = (await scrape.body.json()) as { job_id?: string };
+  if (scrape.statusCode !== 200 || !scraped.job_id) throw new Error(`the setup scrape answered ${scrape.statusCode}`);
+  return { url: `${stack.baseUrl}/api/v1/jobs/${scraped.job_id}`, headers: { 'x-api-key': key } };
+}
+
 const site = http.createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
   res.end(PAGE);
@@ -66,18 +87,12 @@ process.stdout.write('booting the stack...\n');
 // ClickHouse database names take no hyphen, so the stack is named bench_api.
 const stack = await bootIsolatedStack({ name: 'bench_api', redisDb: 9, env: { LOG_LEVEL: 'error' } });
 const bare = await startBareServer();
+// The stack running now: the one with limits, then the one without.
+let running: IsolatedStack | undefined = stack;
 try {
-  const { key } = await createAccountWithKey(stack, 1_000_000_000);
-  const scrape = await request(`${stack.baseUrl}/api/v1/scrape`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: JSON.stringify({ url: pageUrl, formats: ['markdown'] }),
-  });
-  const scraped = (await scrape.body.json()) as { job_id?: string };
-  if (scrape.statusCode !== 200 || !scraped.job_id) throw new Error(`the setup scrape answered ${scrape.statusCode}`);
-
+  const job = await finishedJob(stack);
   const targets: Array<[string, string, Record<string, string>]> = [
-    [`GET /api/v1/jobs/{id}`, `${stack.baseUrl}/api/v1/jobs/${scraped.job_id}`, { 'x-api-key': key }],
+    [`GET /api/v1/jobs/{id}`, job.url, job.headers],
     ['GET /api/v1/health/live', `${stack.baseUrl}/api/v1/health/live`, {}],
     ['bare Koa + @koa/router', bare.url, {}],
   ];
@@ -100,8 +115,22 @@ try {
   });
   const [jobs, live, bareFigures] = results as [Figures, Figures, Figures];
   process.stdout.write(`\nratio jobs / bare: ${sig(jobs.rps / bareFigures.rps)}\nratio live / bare: ${sig(live.rps / bareFigures.rps)}\n`);
+
+  if (!values.only || 'jobs'.includes(values.only)) {
+    // The same route on a stack without the limiter, one stack at a time so they do not share the cores.
+    running = undefined;
+    await stack.stop();
+    process.stdout.write('\nbooting a stack with TRAWL_RATE_LIMITS=off...\n');
+    const limitsOff = (running = await bootIsolatedStack({ name: 'bench_api_off', redisDb: 9, env: { LOG_LEVEL: 'error', TRAWL_RATE_LIMITS: 'off' } }));
+    const unlimited = await finishedJob(limitsOff);
+    await load(unlimited.url, unlimited.headers, warmup);
+    const off = await load(unlimited.url, unlimited.headers, duration);
+    process.stdout.write(`\nGET /api/v1/jobs/{id}, rate limits on:  ${sig(jobs.rps).padStart(9)} req/s  p50 ${sig(jobs.p50)} ms  failures ${jobs.failures}\n`);
+    process.stdout.write(`GET /api/v1/jobs/{id}, rate limits off: ${sig(off.rps).padStart(9)} req/s  p50 ${sig(off.p50)} ms  failures ${off.failures}\n`);
+    process.stdout.write(`ratio limits on / off: ${sig(jobs.rps / off.rps)} (goal: at least 0.9)\n`);
+  }
 } finally {
   bare.stop();
-  await stack.stop();
+  await running?.stop();
   site.close();
 }

@@ -74,7 +74,7 @@ const stack = await bootIsolatedStack({
   redisDb: 8,
   env: { WORKER_CONCURRENCY: '64', LOG_LEVEL: 'error', DOMAIN_CONCURRENCY: '256' },
 });
-const { key } = await createAccountWithKey(stack, 1_000_000_000);
+const { key } = await createAccountWithKey(stack, 1_000_000_000, { enterprise: true });
 
 const viaStack = async () => {
   const res = await request(`${stack.baseUrl}/api/v1/scrape`, {

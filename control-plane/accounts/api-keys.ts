@@ -40,6 +40,11 @@ export function isWellFormedApiKey(key: string): boolean {
   return KEY_PATTERN.test(key);
 }
 
+/** The part of a key shown in listings (`sk_live_AbCd`). */
+export function apiKeyPrefix(key: string): string {
+  return key.slice(0, PREFIX_LENGTH);
+}
+
 export function digestApiKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
@@ -81,22 +86,25 @@ export async function createAccount(
 
 export async function createApiKey(
   pool: pg.Pool,
-  input: { accountId: string; name: string; environment: 'live' | 'test'; masterKeyHex: string; scopes?: string[] },
+  input: { accountId: string; name: string; environment: 'live' | 'test'; masterKeyHex: string; scopes?: string[]; createdByUserId?: string | null },
 ): Promise<ApiKeyRecord & { key: string }> {
   const key = generateApiKey(input.environment);
   const id = randomUUID();
   const scopes = input.scopes ?? ['scrape'];
   const row = await pool.query<{ created_at: Date }>(
-    `INSERT INTO api_keys (id, account_id, name, key_prefix, key_digest, key_ciphertext, scopes, environment)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at`,
-    [id, input.accountId, input.name, key.slice(0, PREFIX_LENGTH), digestApiKey(key), encryptApiKey(key, input.masterKeyHex), scopes, input.environment],
+    `INSERT INTO api_keys (id, account_id, name, key_prefix, key_digest, key_ciphertext, scopes, environment, created_by_user_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING created_at`,
+    [
+      id, input.accountId, input.name, apiKeyPrefix(key), digestApiKey(key), encryptApiKey(key, input.masterKeyHex), scopes,
+      input.environment, input.createdByUserId ?? null,
+    ],
   );
   return {
     id,
     key,
     accountId: input.accountId,
     name: input.name,
-    keyPrefix: key.slice(0, PREFIX_LENGTH),
+    keyPrefix: apiKeyPrefix(key),
     scopes,
     environment: input.environment,
     createdAt: row.rows[0]!.created_at.toISOString(),

@@ -1,6 +1,7 @@
-import { createContextKey, type HandlerContext, type Interceptor } from '@connectrpc/connect';
+import { createContextKey, type ContextValues, type HandlerContext, type Interceptor } from '@connectrpc/connect';
 import type { DescMethod } from '@bufbuild/protobuf';
 import { TrawlError } from '../../common/errors.js';
+import { withResponseHeaders } from '../../common/rpc-errors.js';
 import type { Authenticator } from './authenticator.js';
 import type { SessionAuthenticator } from './session-authenticator.js';
 
@@ -30,9 +31,14 @@ export interface Caller {
 
 const callerKey = createContextKey<Caller | undefined>(undefined, { description: 'authenticated caller' });
 
+/** The caller the authentication interceptor resolved, if any: what later interceptors read. */
+export function findCaller(values: ContextValues): Caller | undefined {
+  return values.get(callerKey);
+}
+
 /** The caller of an authenticated method. */
 export function callerOf(ctx: HandlerContext): Caller {
-  const caller = ctx.values.get(callerKey);
+  const caller = findCaller(ctx.values);
   if (!caller) throw new TrawlError('MISSING_API_KEY', 'Send your API key in the X-API-Key header');
   return caller;
 }
@@ -44,7 +50,11 @@ export function sessionCallerOf(ctx: HandlerContext): Caller & { userId: string 
   return caller as Caller & { userId: string };
 }
 
-/** Refuses callers without the admin role, as if the method did not exist for them. */
+/**
+ * Refuses callers without the admin role, by key or by session alike, with
+ * 403 FORBIDDEN: admin routes are listed in the public reference, so a 404
+ * would hide nothing (docs/api.md, Administrators).
+ */
 export function requireAdmin(caller: Caller): void {
   if (caller.role !== 'admin') throw new TrawlError('FORBIDDEN', 'This route is for administrators');
 }
@@ -62,7 +72,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * Authenticates every call with the credential its method takes, scopes it
  * to the organization in `x-organization-id`, hands the caller to the service
  * through the call's context values, and names the account and key in the
- * response headers (the gateway's request log reads them).
+ * response headers, of a failed call too (the gateway's request log reads them).
  */
 export function authenticationInterceptor(opts: AuthenticationOptions): Interceptor {
   return (next) => async (req) => {
@@ -90,9 +100,15 @@ export function authenticationInterceptor(opts: AuthenticationOptions): Intercep
       caller = await opts.sessions.authenticate(bearer, organizationId);
     }
     req.contextValues.set(callerKey, caller);
-    const res = await next(req);
-    res.header.set('trawl-account-id', caller.accountId);
-    if (caller.keyId) res.header.set('trawl-api-key-id', caller.keyId);
+    const headers: Record<string, string> = { 'trawl-account-id': caller.accountId, ...(caller.keyId ? { 'trawl-api-key-id': caller.keyId } : {}) };
+    let res;
+    try {
+      res = await next(req);
+    } catch (err) {
+      // A refused call is logged against its account and key too.
+      throw withResponseHeaders(err, headers);
+    }
+    for (const [name, value] of Object.entries(headers)) res.header.set(name, value);
     return res;
   };
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { CREDIT_EVENTS_CTE } from './credit-events.js';
 
 export type LedgerKind = 'deposit' | 'reserve' | 'settle' | 'refund' | 'adjustment';
 
@@ -27,7 +28,9 @@ export function jobReference(jobId: string): string {
  * (reference, kind) key makes a retried entry a no-op (ON CONFLICT waits for
  * a concurrent twin and skips); an entry that would take the balance below
  * zero is not written. They expose `ledger_account` (the balance before) and
- * `ledger_entry` (the balance after, when written).
+ * `ledger_entry` (the balance after, when written). An entry that takes the
+ * balance below a credits threshold records its event in the same statement
+ * (credit-events.ts).
  */
 export function ledgerEntryCtes(source: string): string {
   return `ledger_account AS (
@@ -43,7 +46,7 @@ export function ledgerEntryCtes(source: string): string {
      ), ledger_moved AS (
        UPDATE accounts SET balance_microcents = ledger_entry.balance_after_microcents
        FROM ledger_entry WHERE accounts.id = ledger_entry.account_id
-     )`;
+     ), ${CREDIT_EVENTS_CTE}`;
 }
 
 /**

@@ -1,10 +1,13 @@
 import { create } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import type pg from 'pg';
-import { CheckResponseSchema, ComponentHealthSchema, HealthService } from '../../proto/gen/trawl/v1/health_pb.js';
+import { JOB_DEADLINE_MAX_MS } from '../../common/limits.js';
+import type { NatsNames } from '../../common/nats-names.js';
+import { CheckResponseSchema, ComponentHealthSchema, HealthService, JobsHealthResponseSchema } from '../../proto/gen/trawl/v1/health_pb.js';
 import type { WorkerRegistry } from './worker-registry.js';
 
 export interface HealthDeps {
@@ -13,6 +16,33 @@ export interface HealthDeps {
   nc: NatsConnection;
   clickhouse: ClickHouseClient;
   workers: WorkerRegistry;
+  jsm: JetStreamManager;
+  names: NatsNames;
+}
+
+/** Stuck jobs from which GET /api/v1/health/jobs answers degraded (SPEC 4.11). */
+export const STUCK_JOBS_THRESHOLD = 5;
+
+/**
+ * Jobs still pending or running past their deadline (the sweeper fails those
+ * within seconds, so any it leaves are stuck), or running longer than any job
+ * may. Uses the partial index on open jobs.
+ */
+async function countStuckJobs(pool: pg.Pool): Promise<number> {
+  const res = await pool.query<{ stuck: number }>(
+    `SELECT count(*)::int AS stuck FROM jobs
+     WHERE status IN ('pending', 'running')
+       AND (deadline_at < now() OR (status = 'running' AND started_at < now() - make_interval(secs => $1)))`,
+    [JOB_DEADLINE_MAX_MS / 1000],
+  );
+  return res.rows[0]!.stuck;
+}
+
+/** Tasks published and not yet delivered, over every worker pool's consumer of the work stream. */
+async function queueDepth(jsm: JetStreamManager, names: NatsNames): Promise<number> {
+  let depth = 0;
+  for await (const consumer of jsm.consumers.list(names.workStream)) depth += consumer.num_pending;
+  return depth;
 }
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -51,6 +81,22 @@ export function createHealthService(deps: HealthDeps): ServiceImpl<typeof Health
         ok: components.every((c) => c.ok),
         components,
         liveWorkers: deps.workers.liveCounts(),
+      });
+    },
+
+    async jobs() {
+      const [stuck, depth] = await Promise.all([countStuckJobs(deps.pool), queueDepth(deps.jsm, deps.names)]);
+      const degraded = stuck >= STUCK_JOBS_THRESHOLD;
+      return create(JobsHealthResponseSchema, {
+        stuckJobs: stuck,
+        threshold: STUCK_JOBS_THRESHOLD,
+        status: degraded ? 'degraded' : 'healthy',
+        queueDepth: BigInt(depth),
+        message: degraded
+          ? `${stuck} jobs are stuck past their deadline or running too long (threshold ${STUCK_JOBS_THRESHOLD})`
+          : stuck === 0
+            ? 'No stuck jobs'
+            : `${stuck} stuck jobs, below the threshold of ${STUCK_JOBS_THRESHOLD}`,
       });
     },
   };

@@ -3,6 +3,7 @@ import { ERROR_STATUS, TrawlError } from '../../common/errors.js';
 import { toCredits } from '../../common/pricing.js';
 import type { Caller } from '../accounts/caller.js';
 import { jobReference } from '../billing/ledger.js';
+import { SUBSCRIPTION_INACTIVE_MESSAGE, subscriptionInactive } from '../billing/subscription.js';
 import { insertJobWithReservation, type AttemptRow, type Db, type JobForTask, type JobRequestFields } from './job-store.js';
 
 export interface AdmittedJob {
@@ -31,9 +32,15 @@ export function refuseUnconfiguredPrompt(prompt: string | undefined, llmConfigur
 /**
  * Reserves and records a job with its first attempt in one statement. A
  * balance that cannot cover the reservation records the job as rejected (so
- * polling its id answers `rejected`) and throws INSUFFICIENT_CREDITS.
+ * polling its id answers `rejected`) and throws INSUFFICIENT_CREDITS; so does
+ * a subscription that is past due or cancelled, with SUBSCRIPTION_INACTIVE.
  */
-export async function admitJob(db: Db, caller: Pick<Caller, 'accountId' | 'keyId'>, spec: JobSpec, requestId: string): Promise<AdmittedJob> {
+export async function admitJob(
+  db: Db,
+  caller: Pick<Caller, 'accountId' | 'keyId'> & Partial<Pick<Caller, 'environment'>>,
+  spec: JobSpec,
+  requestId: string,
+): Promise<AdmittedJob> {
   const jobId = spec.id ?? randomUUID();
   const attempt: AttemptRow = {
     id: randomUUID(),
@@ -43,7 +50,9 @@ export async function admitJob(db: Db, caller: Pick<Caller, 'accountId' | 'keyId
     pool: spec.pool,
     price_microcents: spec.attemptPriceMicrocents,
   };
-  const { kind, url, mode, formats, sync, request, tierPlan, reserveMicrocents, deadline } = spec;
+  const { kind, url, mode, formats, sync, request, tierPlan, deadline } = spec;
+  // Test keys (sk_test_) run free of charge (docs/api.md, API keys): nothing reserved, so every attempt is charged 0.
+  const reserveMicrocents = caller.environment === 'test' ? 0 : spec.reserveMicrocents;
   const outcome = await insertJobWithReservation(db, {
     kind, url, mode, formats, sync, request, tierPlan, reserveMicrocents, deadline,
     id: jobId,
@@ -54,7 +63,9 @@ export async function admitJob(db: Db, caller: Pick<Caller, 'accountId' | 'keyId
     ledgerReference: jobReference(jobId),
     firstAttempt: attempt,
     rejection: { code: 'INSUFFICIENT_CREDITS', message: REJECTION_MESSAGE, httpStatus: ERROR_STATUS.INSUFFICIENT_CREDITS },
+    subscriptionRejection: { code: 'SUBSCRIPTION_INACTIVE', message: SUBSCRIPTION_INACTIVE_MESSAGE, httpStatus: ERROR_STATUS.SUBSCRIPTION_INACTIVE },
   });
+  if (outcome.subscriptionInactive) throw subscriptionInactive({ job_id: jobId });
   if (!outcome.admitted) {
     throw new TrawlError('INSUFFICIENT_CREDITS', REJECTION_MESSAGE, {
       required_credits: toCredits(spec.reserveMicrocents),

@@ -1,6 +1,7 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import type pg from 'pg';
 import { ledgerEntryCtes } from '../billing/ledger.js';
+import { SUBSCRIPTION_REFUSES_DISPATCH_SQL } from '../billing/subscription.js';
 
 /**
  * Every statement on jobs and job_attempts. Each state change is one
@@ -36,7 +37,7 @@ export interface JobForTask {
 
 /** What a job is asked to do, as recorded. */
 export interface JobRequestFields {
-  kind: 'scrape' | 'extract';
+  kind: 'scrape' | 'extract' | 'crawl_page';
   url: string;
   mode: string;
   formats: string[];
@@ -57,9 +58,14 @@ export interface NewJob extends JobRequestFields {
   firstAttempt: AttemptRow;
   /** Recorded on the job when the reservation is refused. */
   rejection: { code: string; message: string; httpStatus: number };
+  /** Recorded instead when the account's subscription refuses dispatch (past due or cancelled). */
+  subscriptionRejection: { code: string; message: string; httpStatus: number };
 }
 
-const INSERT_JOB_SQL = `WITH ledger_input AS (SELECT $2::uuid AS account_id, 'reserve'::text AS kind, -($12::bigint) AS amount, $19::text AS reference),
+const INSERT_JOB_SQL = `WITH subscription AS (
+       SELECT ${SUBSCRIPTION_REFUSES_DISPATCH_SQL} AS inactive FROM accounts WHERE id = $2::uuid
+     ), ledger_input AS (SELECT $2::uuid AS account_id, 'reserve'::text AS kind, -($12::bigint) AS amount, $19::text AS reference
+       WHERE NOT EXISTS (SELECT 1 FROM subscription WHERE inactive)),
      ${ledgerEntryCtes('ledger_input')},
      job AS (
        INSERT INTO jobs (id, account_id, api_key_id, kind, status, url, mode, formats, sync, request, tier_plan, current_tier,
@@ -68,32 +74,38 @@ const INSERT_JOB_SQL = `WITH ledger_input AS (SELECT $2::uuid AS account_id, 're
        SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, CASE WHEN ok THEN 'pending' ELSE 'rejected' END, $5::text, $6::text,
               $7::text[], $8::boolean, $9::jsonb, $10::text[], $11::text,
               CASE WHEN ok THEN 1 ELSE 0 END, CASE WHEN ok THEN $12::bigint ELSE 0 END, $13::text, $14::timestamptz, $15::text,
-              CASE WHEN ok THEN NULL ELSE now() END, CASE WHEN ok THEN NULL ELSE $20::text END,
-              CASE WHEN ok THEN NULL ELSE $21::text END, CASE WHEN ok THEN NULL ELSE $22::integer END
-       FROM (SELECT EXISTS (SELECT 1 FROM ledger_entry) AS ok) AS reservation
+              CASE WHEN ok THEN NULL ELSE now() END, CASE WHEN ok THEN NULL WHEN inactive THEN $23::text ELSE $20::text END,
+              CASE WHEN ok THEN NULL WHEN inactive THEN $24::text ELSE $21::text END,
+              CASE WHEN ok THEN NULL WHEN inactive THEN $25::integer ELSE $22::integer END
+       FROM (SELECT EXISTS (SELECT 1 FROM ledger_entry) AS ok, EXISTS (SELECT 1 FROM subscription WHERE inactive) AS inactive) AS reservation
        RETURNING id, status
      ), attempt AS (
        INSERT INTO job_attempts (id, job_id, attempt_number, tier, pool, status, price_microcents)
        SELECT $16::uuid, id, 1, $11::text, $17::text, 'queued', $18::bigint FROM job WHERE status = 'pending'
      )
-     SELECT (SELECT balance_microcents FROM ledger_account) AS before, (SELECT balance_after_microcents FROM ledger_entry) AS after`;
+     SELECT (SELECT balance_microcents FROM ledger_account) AS before, (SELECT balance_after_microcents FROM ledger_entry) AS after,
+            EXISTS (SELECT 1 FROM subscription WHERE inactive) AS subscription_inactive`;
 
 /**
  * Reserves the job's price, records the job and its first attempt in one
- * statement. A balance that cannot cover the reservation records the job as
- * rejected, without an attempt. Answers the balance before and, when the
- * reservation went through, after.
+ * statement. A balance that cannot cover the reservation, or a subscription
+ * that refuses dispatch, records the job as rejected, without an attempt.
+ * Answers the balance before and, when the reservation went through, after.
  */
-export async function insertJobWithReservation(db: Db, job: NewJob): Promise<{ admitted: boolean; balanceMicrocents: number }> {
-  const res = await run<{ before: string | null; after: string | null }>(db, 'insert-job', INSERT_JOB_SQL, [
+export async function insertJobWithReservation(
+  db: Db,
+  job: NewJob,
+): Promise<{ admitted: boolean; balanceMicrocents: number; subscriptionInactive: boolean }> {
+  const res = await run<{ before: string | null; after: string | null; subscription_inactive: boolean }>(db, 'insert-job', INSERT_JOB_SQL, [
     job.id, job.accountId, job.apiKeyId, job.kind, job.url, job.mode, job.formats, job.sync, job.request, job.tierPlan,
     job.firstAttempt.tier, job.reserveMicrocents, job.requestId, job.deadline, job.inputKey, job.firstAttempt.id,
     job.firstAttempt.pool, job.firstAttempt.price_microcents, job.ledgerReference,
     job.rejection.code, job.rejection.message, job.rejection.httpStatus,
+    job.subscriptionRejection.code, job.subscriptionRejection.message, job.subscriptionRejection.httpStatus,
   ]);
   const row = res.rows[0]!;
-  if (row.after !== null) return { admitted: true, balanceMicrocents: Number(row.after) };
-  return { admitted: false, balanceMicrocents: Number(row.before ?? 0) };
+  if (row.after !== null) return { admitted: true, balanceMicrocents: Number(row.after), subscriptionInactive: false };
+  return { admitted: false, balanceMicrocents: Number(row.before ?? 0), subscriptionInactive: row.subscription_inactive };
 }
 
 export interface StartedAttempt {
@@ -157,6 +169,7 @@ export interface AttemptRecord {
 export interface JobRecord {
   id: string;
   account_id: string;
+  kind: string;
   status: string;
   url: string;
   mode: string;
@@ -181,7 +194,7 @@ export interface JobRecord {
 
 /** The jobs columns of a JobRecord. */
 const JOB_RECORD_FIELDS = [
-  'id', 'account_id', 'status', 'url', 'mode', 'formats', 'sync', 'current_tier', 'attempts', 'reserved_microcents',
+  'id', 'account_id', 'kind', 'status', 'url', 'mode', 'formats', 'sync', 'current_tier', 'attempts', 'reserved_microcents',
   'charged_microcents', 'refunded_microcents', 'result_key', 'error_code', 'error_message', 'error_http_status',
   'error_details', 'created_at', 'started_at', 'completed_at',
 ];
@@ -215,7 +228,7 @@ const attemptParams = (jobId: string, a: AttemptOutcome) => [
 
 /** The job, locked, while it is still open ($1: job id). */
 const OPEN_JOB = `open_job AS (
-       SELECT id, account_id, reserved_microcents FROM jobs WHERE id = $1 AND status IN ('pending', 'running') FOR UPDATE
+       SELECT id, account_id, kind, reserved_microcents FROM jobs WHERE id = $1 AND status IN ('pending', 'running') FOR UPDATE
      )`;
 
 /** Finishes attempt $2 of open job $1 unless it already finished (a redelivered report); parameters $3-$12 from attemptParams. */
@@ -242,14 +255,15 @@ export interface JobClosing {
 
 const CLOSE_JOB_SQL = `WITH ${OPEN_JOB}, ${FINISH_ATTEMPT},
      closing AS (
-       SELECT id, account_id, reserved_microcents,
+       SELECT id, account_id, kind, reserved_microcents,
               CASE WHEN $3::text = 'succeeded'
                    THEN LEAST(coalesce((SELECT price_microcents FROM finished), 0), reserved_microcents) ELSE 0 END AS charged
        FROM open_job WHERE $2::uuid IS NULL OR EXISTS (SELECT 1 FROM finished)
      ), ledger_input AS (
        SELECT account_id, CASE WHEN $3::text = 'succeeded' THEN 'settle' ELSE 'refund' END AS kind,
               reserved_microcents - charged AS amount, $13::text AS reference
-       FROM closing
+       -- A crawl page reserves nothing of its own: its crawl holds the money.
+       FROM closing WHERE kind <> 'crawl_page'
      ), ${ledgerEntryCtes('ledger_input')},
      closed AS (
        UPDATE jobs SET status = $3::text, charged_microcents = closing.charged,
@@ -377,4 +391,29 @@ export async function loadOverdueJobIds(db: Db, limit: number): Promise<string[]
     [limit],
   );
   return res.rows.map((r) => r.id);
+}
+
+/**
+ * Records a page job of a crawl with its first attempt, reserving nothing:
+ * the crawl reserved for its pages when it started. Runs in the caller's
+ * transaction, with the crawl's page claim.
+ */
+export async function insertUnreservedJob(db: Db, job: Omit<NewJob, 'ledgerReference' | 'rejection' | 'subscriptionRejection' | 'reserveMicrocents'>): Promise<void> {
+  await run(
+    db,
+    'insert-unreserved-job',
+    `WITH job AS (
+       INSERT INTO jobs (id, account_id, api_key_id, kind, status, url, mode, formats, sync, request, tier_plan, current_tier,
+                         attempts, reserved_microcents, request_id, deadline_at, input_key)
+       VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, 1, 0, $12, $13, $14)
+       RETURNING id
+     )
+     INSERT INTO job_attempts (id, job_id, attempt_number, tier, pool, status, price_microcents)
+     SELECT $15, id, 1, $11, $16, 'queued', $17 FROM job`,
+    [
+      job.id, job.accountId, job.apiKeyId, job.kind, job.url, job.mode, job.formats, job.sync, job.request, job.tierPlan,
+      job.firstAttempt.tier, job.requestId, job.deadline, job.inputKey, job.firstAttempt.id, job.firstAttempt.pool,
+      job.firstAttempt.price_microcents,
+    ],
+  );
 }

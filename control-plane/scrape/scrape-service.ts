@@ -17,6 +17,7 @@ import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
 import { admitWithInput, dispatchAndWait, endedRecord } from '../scheduler/job-run.js';
 import type { Db } from '../jobs/job-store.js';
 import { jobView, type JobLoader } from '../jobs/job-view.js';
+import type { DispatchEntitlement } from '../limits/dispatch-entitlement.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { estimateTiers, planTiers } from '../scheduler/tier-plan.js';
 import { scrapeJobSpec, tierPlanInput } from './scrape-job.js';
@@ -31,6 +32,8 @@ export interface ScrapeServiceDeps {
   llmConfigured: boolean;
   jobs: JobLoader;
   log: Logger;
+  /** In-flight and admission-rate limits of the account's tier (SPEC 8.1 rule 5). */
+  entitlement: DispatchEntitlement;
 }
 
 /** Tiers from which a sync request is handed off at once (SPEC 4.1 rule 1): they take long. */
@@ -48,8 +51,9 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       const jobId = randomUUID();
       // A large request body waits in Redis, so the task stays well under the NATS message limit.
       const parked = Buffer.byteLength(request.body ?? '', 'utf8') > INLINE_BODY_LIMIT_BYTES ? { key: deps.keys.scrapeBody(jobId), value: request.body! } : undefined;
-      const admitted = await admitWithInput(deps.redis, parked, () =>
-        admitJob(deps.pool, caller, scrapeJobSpec(request, plan, { id: jobId, ...(parked ? { inputKey: parked.key } : {}) }), req.requestId),
+      const spec = scrapeJobSpec(request, plan, { id: jobId, ...(parked ? { inputKey: parked.key } : {}) });
+      const admitted = await deps.entitlement.dispatch(ctx, caller.accountId, [jobId], spec.deadline, () =>
+        admitWithInput(deps.redis, parked, () => admitJob(deps.pool, caller, spec, req.requestId)),
       );
       const handOffEarly = request.syncPolicy !== 'wait_until_deadline';
       const waitHere = req.wait && !(handOffEarly && isSlowTier(admitted.attempt.tier));

@@ -22,6 +22,11 @@ export async function devMasterKey(stateDir: string): Promise<string> {
   return key;
 }
 
+/** Gives an account the enterprise tier's limits (SPEC 8.1), as an operator does with the account flag. */
+export async function grantEnterprise(pool: pg.Pool, accountId: string): Promise<void> {
+  await pool.query('UPDATE accounts SET is_enterprise = true WHERE id = $1', [accountId]);
+}
+
 /** Reuses the development key kept under .trawl/ while it still works, else seeds a new account and key. */
 export async function ensureDevApiKey(pool: pg.Pool, stateDir: string, masterKeyHex: string): Promise<string> {
   const file = path.join(stateDir, 'dev-api-key');
@@ -32,6 +37,8 @@ export async function ensureDevApiKey(pool: pg.Pool, stateDir: string, masterKey
     // seeded below
   }
   const { accountId } = await createAccount(pool, { name: 'Development', initialMicrocents: DEV_ACCOUNT_MICROCENTS });
+  // Enterprise limits (SPEC 8.1), so local load and benchmarks with this key are not refused at the Free tier's 30 requests a minute.
+  await grantEnterprise(pool, accountId);
   const created = await createApiKey(pool, { accountId, name: 'Development key', environment: 'test', masterKeyHex });
   await mkdir(stateDir, { recursive: true });
   await writeFile(file, `${created.key}\n`, { mode: 0o600 });

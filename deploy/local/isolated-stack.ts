@@ -11,6 +11,7 @@ import { createLogger } from '../../common/logger.js';
 import { natsNames, type NatsNames } from '../../common/nats-names.js';
 import { createAccount, createApiKey } from '../../control-plane/accounts/api-keys.js';
 import { migrateDatabase } from '../../control-plane/migrate.js';
+import { grantEnterprise } from './dev-account.js';
 import { ROLES, startRole, stopProcess, waitForHttp, type ManagedProcess, type Role } from './processes.js';
 
 /**
@@ -33,7 +34,8 @@ export interface IsolatedStack {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port nothing listens on right now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -166,12 +168,23 @@ export interface IsolatedStackOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export async function createAccountWithKey(stack: IsolatedStack, microcents: number): Promise<{ accountId: string; key: string }> {
+/**
+ * An account holding `microcents` with a test key. `enterprise` gives it the
+ * enterprise tier's limits (SPEC 8.1), for load that a small balance's tier
+ * would refuse: benchmarks, and suites that poll.
+ */
+export async function createAccountWithKey(
+  stack: IsolatedStack,
+  microcents: number,
+  opts: { enterprise?: boolean } = {},
+): Promise<{ accountId: string; key: string }> {
   const { accountId } = await createAccount(stack.pool, { name: `${stack.config.natsPrefix}account`, initialMicrocents: microcents });
+  if (opts.enterprise) await grantEnterprise(stack.pool, accountId);
   const { key } = await createApiKey(stack.pool, {
     accountId,
     name: 'key',
-    environment: 'test',
+    // Live: test keys run free of charge, and the suites check what requests are charged.
+    environment: 'live',
     masterKeyHex: stack.config.masterKeyHex,
   });
   return { accountId, key };

@@ -1,11 +1,16 @@
 import type { ControlPlane } from '../control-plane-client.js';
 import type { AnyRoute } from '../http/route.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
+import { authRoutes } from './auth/routes.js';
+import { apiKeyRoutes } from './keys/routes.js';
+import { billingRoutes } from './billing/routes.js';
 import { docsRoutes } from './docs/routes.js';
 import { extractRoutes } from './extract/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { jobRoutes } from './jobs/routes.js';
 import { legacyScrapeRoutes } from './scrape/legacy-routes.js';
+import { oauthRoutes } from './oauth/routes.js';
+import { organizationRoutes } from './organizations/routes.js';
 import { scrapeRoutes } from './scrape/routes.js';
 import { API_TAGS } from './tags.js';
 
@@ -16,7 +21,19 @@ export interface RouteDeps {
 
 /** Every documented route, grouped by area. */
 export function apiRoutes(deps: RouteDeps): AnyRoute[] {
-  return [...scrapeRoutes(deps), ...legacyScrapeRoutes(deps), ...jobRoutes(deps), ...extractRoutes(deps), ...healthRoutes(deps)];
+  return [
+    ...scrapeRoutes(deps),
+    ...legacyScrapeRoutes(deps),
+    ...jobRoutes(deps),
+    ...extractRoutes(deps),
+    ...healthRoutes(deps),
+    // Before any /api/v1/api-keys/{key_id} route: it holds /api/v1/api-keys/legacy-status.
+    ...authRoutes(deps),
+    ...organizationRoutes(deps),
+    ...oauthRoutes(deps),
+    ...billingRoutes(deps),
+    ...apiKeyRoutes(deps),
+  ];
 }
 
 export function openApiDocument(routes: readonly AnyRoute[], publicBaseUrl: string): Record<string, unknown> {

@@ -4,4 +4,9 @@ export const API_TAGS: Readonly<Record<string, string>> = {
   Deprecated: 'The per-mode scrape routes, each mapped onto POST /api/v1/scrape until their sunset date.',
   Extract: 'Run the content pipeline on content you supply.',
   Health: 'Probes and status; no API key needed.',
+  Accounts: 'Registration, login and sessions, the current user, the welcome bonus and the legacy-key notice.',
+  Organizations: 'Organizations with an account of their own, and their members; act on one with X-Organization-Id.',
+  Billing: "The balance and its tier, usage, deposits through the payment provider's checkout, and the provider's webhook.",
+  'API keys': 'Create, list, rename, revoke, regenerate and reveal API keys; per-key request limits and spend budgets; per-key usage from the request logs.',
+  OAuth: "The authorization-code flow that gives an integration (n8n and others) an API key of the user's account.",
 };

@@ -17,6 +17,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export interface JsonBody {
   value: unknown;
   scan: JsonScan;
+  /** The body as received (after decompression). */
+  bytes: Buffer;
 }
 
 /** True when the request announces a body (a length above zero, or chunked). */
@@ -25,10 +27,15 @@ export function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-function isJsonType(contentType: string | undefined): boolean {
-  if (!contentType) return false;
+/** The media type of a Content-Type header, lower case, without parameters. */
+export function mediaTypeOf(contentType: string | undefined): string {
+  if (!contentType) return '';
   const semi = contentType.indexOf(';');
-  const type = (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  return (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+}
+
+export function isJsonType(contentType: string | undefined): boolean {
+  const type = mediaTypeOf(contentType);
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
@@ -99,6 +106,30 @@ function collect(req: IncomingMessage, decoder: Transform | null, limitBytes: nu
 export async function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<JsonBody | undefined> {
   if (!hasBody(req)) return undefined;
   if (!isJsonType(req.headers['content-type'])) throw new TrawlError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+  const bytes = await readBodyBytes(req, limitBytes);
+  const scan = scanJson(bytes);
+  const text = decodeUtf8(bytes);
+  try {
+    return { value: JSON.parse(text), scan, bytes };
+  } catch (err) {
+    throw new TrawlError('VALIDATION_ERROR', 'The request body is not valid JSON', { reason: (err as Error).message });
+  }
+}
+
+/** Strict UTF-8, or a 400. */
+export function decodeUtf8(bytes: Buffer): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new TrawlError('VALIDATION_ERROR', 'The request body is not valid UTF-8');
+  }
+}
+
+/**
+ * The bytes of a request body of any media type: the encoding checked
+ * before a byte is read, the limit counted after decompression.
+ */
+export async function readBodyBytes(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   let decoder: Transform | null = null;
   if (encoding !== 'identity') {
@@ -108,17 +139,5 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   } else if (Number(req.headers['content-length'] ?? 0) > limitBytes) {
     throw tooLarge(limitBytes);
   }
-  const bytes = await collect(req, decoder, limitBytes);
-  const scan = scanJson(bytes);
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new TrawlError('VALIDATION_ERROR', 'The request body is not valid UTF-8');
-  }
-  try {
-    return { value: JSON.parse(text), scan };
-  } catch (err) {
-    throw new TrawlError('VALIDATION_ERROR', 'The request body is not valid JSON', { reason: (err as Error).message });
-  }
+  return collect(req, decoder, limitBytes);
 }

@@ -5,8 +5,11 @@ import { TrawlError } from '../../common/errors.js';
 import { REQUEST_BODY_LIMIT_BYTES } from '../../common/limits.js';
 import { fromConnectError } from '../../common/rpc-errors.js';
 import { requireCredential } from './authentication.js';
+import { readAnswerHeaders } from './call-options.js';
 import { deprecationWarning, setDeprecationHeaders } from './deprecation.js';
-import { hasBody, readJsonBody } from './json-body.js';
+import type { IpLimiter } from './ip-limits.js';
+import { readRequestBody } from './form-body.js';
+import { hasBody } from './json-body.js';
 import { refuseNulCharacters } from './nul-check.js';
 import { addErrorFields } from './request-context.js';
 import { routeLabel, type AnyRoute } from './route.js';
@@ -25,6 +28,7 @@ export function bodyLimitOf(route: AnyRoute): number {
 /** The one place a failure of a handler or of its control-plane call becomes the public error, with the route's extra fields. */
 function routeError(route: AnyRoute, ctx: Context, raw: unknown): unknown {
   if (!(raw instanceof TrawlError) && !(raw instanceof ConnectError)) return raw;
+  if (raw instanceof ConnectError) readAnswerHeaders(ctx, raw.metadata);
   const err = fromConnectError(raw);
   const jobId = err.details?.['job_id'];
   if (typeof jobId === 'string') ctx.state.trawl.jobId = jobId;
@@ -39,7 +43,7 @@ function routeError(route: AnyRoute, ctx: Context, raw: unknown): unknown {
  * body (media type, limit, depth, UTF-8, JSON, NUL, schema), the handler,
  * and error mapping.
  */
-function routeMiddleware(route: AnyRoute, publicBaseUrl: string) {
+function routeMiddleware(route: AnyRoute, publicBaseUrl: string, ipLimiter: IpLimiter | undefined) {
   const label = routeLabel(route);
   const { body: bodySchema, params: paramsSchema, query: querySchema } = route.request ?? {};
   const limit = bodyLimitOf(route);
@@ -50,19 +54,25 @@ function routeMiddleware(route: AnyRoute, publicBaseUrl: string) {
       setDeprecationHeaders(ctx, route.deprecation, warning);
       addErrorFields(ctx, { warnings: [warning] });
     }
+    // Per-address limits (SPEC 8.2) count every attempt, before the credential and the body are looked at.
+    const ipLimits = ipLimiter && route.ipLimits;
+    if (ipLimits) await ipLimiter.checkAddress(ctx, ipLimits);
     requireCredential(ctx, route.auth);
     const params = paramsSchema ? parseOrRefuse(paramsSchema, ctx.params, 'path') : undefined;
     const query = querySchema ? parseOrRefuse(querySchema, ctx.query, 'query') : undefined;
     let body: unknown;
+    let rawBody: Buffer | undefined;
     if (bodySchema) {
-      const raw = await readJsonBody(ctx.req, limit);
+      const raw = await readRequestBody(ctx.req, limit, route.bodyTypes);
       if (raw?.scan.mayHoldNul) refuseNulCharacters(raw.value, route.nulAllowedFields);
       body = parseOrRefuse(bodySchema, raw?.value ?? {}, 'body');
+      if (ipLimits) await ipLimiter.checkEmail(ctx, ipLimits, body);
+      if (route.keepRawBody) rawBody = raw?.bytes;
     } else if (hasBody(ctx.req)) {
       throw new TrawlError('VALIDATION_ERROR', `${label} takes no request body`);
     }
     try {
-      await route.handler({ ctx, body, params, query });
+      await route.handler({ ctx, body, params, query, rawBody });
     } catch (err) {
       throw routeError(route, ctx, err);
     }
@@ -70,7 +80,20 @@ function routeMiddleware(route: AnyRoute, publicBaseUrl: string) {
   };
 }
 
+/** A route's own form of its failures (RouteSpec.errorAs), around its whole pipeline. */
+function withErrorsAs(route: AnyRoute, middleware: (ctx: Context) => Promise<void>) {
+  const errorAs = route.errorAs;
+  if (!errorAs) return middleware;
+  return async (ctx: Context) => {
+    try {
+      await middleware(ctx);
+    } catch (err) {
+      throw err instanceof TrawlError ? errorAs(err, ctx) : err;
+    }
+  };
+}
+
 /** Registers every route of the table on the router. */
-export function registerRoutes(router: Router, routes: readonly AnyRoute[], publicBaseUrl: string): void {
-  for (const route of routes) router.register(koaPath(route.path), [route.method], routeMiddleware(route, publicBaseUrl));
+export function registerRoutes(router: Router, routes: readonly AnyRoute[], publicBaseUrl: string, ipLimiter?: IpLimiter): void {
+  for (const route of routes) router.register(koaPath(route.path), [route.method], withErrorsAs(route, routeMiddleware(route, publicBaseUrl, ipLimiter)));
 }

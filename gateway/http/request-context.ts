@@ -10,6 +10,8 @@ import { setRetryAfter } from './retry-after.js';
 export interface RequestState {
   requestId: string;
   startedAt: number;
+  /** The client address (gateway/http/client-ip.ts: X-Forwarded-For only from trusted proxies). */
+  clientIp: string;
   accountId?: string;
   apiKeyId?: string;
   jobId?: string;
@@ -53,12 +55,12 @@ function drainable(req: IncomingMessage): boolean {
  * envelope: a TrawlError keeps its code and status; anything else is an
  * INTERNAL_ERROR that is logged and never leaks its message.
  */
-export function requestContext(log: Logger) {
+export function requestContext(log: Logger, clientIp: (req: IncomingMessage) => string) {
   const nextId = requestIds();
   return async (ctx: Context, next: Next) => {
     const incoming = ctx.req.headers['x-request-id'];
     const requestId = nextId(typeof incoming === 'string' ? incoming : undefined);
-    ctx.state.trawl = { requestId, startedAt: Date.now() };
+    ctx.state.trawl = { requestId, startedAt: Date.now(), clientIp: clientIp(ctx.req) };
     ctx.set('X-Request-Id', requestId);
     try {
       await next();

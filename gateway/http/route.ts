@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { TrawlError } from '../../common/errors.js';
 import type { IpLimit } from '../../common/limits.js';
+import type { BodyType } from './form-body.js';
 
 /**
  * Who may call a route. `api_key` needs X-API-Key; `session` needs
@@ -47,6 +48,8 @@ export interface RouteInput<R extends RequestSchemas> {
   body: Parsed<R['body']>;
   params: Parsed<R['params']>;
   query: Parsed<R['query']>;
+  /** The exact body bytes (after decompression), for routes that set keepRawBody; undefined otherwise or without a body. */
+  rawBody: Buffer | undefined;
 }
 
 /**
@@ -68,6 +71,10 @@ export interface RouteSpec<R extends RequestSchemas = RequestSchemas> {
   request?: R;
   /** Per-client-address limits (SPEC 8.2) checked before the body is read; see common/limits.ts IP_LIMITS. */
   ipLimits?: readonly IpLimit[];
+  /** Hands the handler the exact body bytes too (input.rawBody), e.g. to check a signature made over them. */
+  keepRawBody?: boolean;
+  /** Media types the body may come in (default JSON only); `form` is application/x-www-form-urlencoded, parsed into string fields. */
+  bodyTypes?: readonly BodyType[];
   /** Top-level body fields that never reach Postgres and so may hold U+0000. */
   nulAllowedFields?: readonly string[];
   responses: Partial<Record<number, ResponseDoc>>;
@@ -76,6 +83,13 @@ export interface RouteSpec<R extends RequestSchemas = RequestSchemas> {
   deprecation?: Deprecation;
   /** False for routes served but left out of the OpenAPI document (the document itself). */
   documented?: boolean;
+  /**
+   * Answers any failure of the route, its request checks included, as another error
+   * (the OAuth token endpoint speaks RFC 6749's codes); documented with errorSchema.
+   */
+  errorAs?(err: TrawlError, ctx: Context): TrawlError;
+  /** The schema of this route's error answers in the OpenAPI document (default: the error envelope). */
+  errorSchema?: z.ZodType;
   /** Extra top-level fields for the error envelope of a failed call (e.g. billing of a refunded job). */
   errorFields?(err: TrawlError, ctx: Context): Record<string, unknown> | undefined;
   handler(input: RouteInput<R>): Promise<void> | void;

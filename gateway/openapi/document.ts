@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { sizeLabel } from '../../common/limits.js';
+import { BODY_MEDIA_TYPES } from '../http/form-body.js';
 import { bodyLimitOf } from '../http/register-routes.js';
+import { KEY_LIMIT_HEADERS } from '../../common/rate-limit-headers.js';
 import { RETRY_AFTER_HEADER } from '../http/retry-after.js';
 import { ErrorEnvelope } from '../http/error-envelope.js';
 import type { AnyRoute, AuthKind, HeaderDoc } from '../http/route.js';
@@ -41,12 +43,22 @@ function derivedErrors(route: AnyRoute): Record<number, string> {
   if (body) {
     out[408] = 'REQUEST_TIMEOUT (the request body stalled)';
     out[413] = `PAYLOAD_TOO_LARGE (request body over ${sizeLabel(bodyLimitOf(route))}, after decompression)`;
-    out[415] = 'UNSUPPORTED_MEDIA_TYPE (send application/json)';
+    out[415] = `UNSUPPORTED_MEDIA_TYPE (send ${(route.bodyTypes ?? ['json']).map((t) => BODY_MEDIA_TYPES[t]).join(' or ')})`;
   }
+  const limits = [
+    ...(route.ipLimits ?? []).map((l) => `more than ${l.limit} requests per ${l.windowSeconds} s from one ${l.per === 'email' ? 'e-mail address' : 'client address'}`),
+    ...(keyLimited(route) ? ["over the API key's requests per minute, burst per second or concurrent requests (SPEC 8.1)"] : []),
+  ];
+  if (limits.length > 0) out[429] = `RATE_LIMIT_EXCEEDED: ${limits.join('; ')}; retry after Retry-After`;
   out[500] = 'INTERNAL_ERROR';
   // Every authenticated route reaches the control plane, Postgres or Redis.
   if (route.auth !== 'none') out[503] = 'SERVICE_UNAVAILABLE (the control plane, Postgres or Redis is down; retry after Retry-After)';
   return out;
+}
+
+/** Calls made with an API key count against its limits and answer with their headers (SPEC 8.3). */
+function keyLimited(route: AnyRoute): boolean {
+  return route.auth === 'api_key' || route.auth === 'either';
 }
 
 function headersDoc(headers: Record<string, HeaderDoc>) {
@@ -67,9 +79,14 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query', ref:
   });
 }
 
+/** The request body in each media type the route takes. */
+function requestContent(route: AnyRoute, schema: JsonSchema) {
+  return Object.fromEntries((route.bodyTypes ?? ['json']).map((t) => [BODY_MEDIA_TYPES[t], { schema }]));
+}
+
 function operation(route: AnyRoute, ref: ReturnType<typeof schemaConverter>) {
   const json = (schema: JsonSchema) => ({ content: { 'application/json': { schema } } });
-  const extraHeaders = route.deprecation ? DEPRECATION_HEADERS : {};
+  const extraHeaders = { ...(route.deprecation ? DEPRECATION_HEADERS : {}), ...(keyLimited(route) ? KEY_LIMIT_HEADERS : {}) };
   const responses: Record<string, unknown> = {};
   for (const [status, doc] of Object.entries(route.responses)) {
     if (!doc) continue;
@@ -84,11 +101,11 @@ function operation(route: AnyRoute, ref: ReturnType<typeof schemaConverter>) {
   const statuses = new Set([...Object.keys(derived), ...Object.keys(route.errors ?? {})].map(Number));
   for (const status of [...statuses].sort((a, b) => a - b)) {
     const parts = [derived[status], route.errors?.[status]].filter(Boolean);
-    const headers = { ...(status === 503 ? RETRY_AFTER_HEADER : {}), ...extraHeaders };
+    const headers = { ...(status === 503 || status === 429 ? RETRY_AFTER_HEADER : {}), ...extraHeaders };
     responses[String(status)] ??= {
       description: parts.join('; '),
       ...(Object.keys(headers).length > 0 ? { headers: headersDoc(headers) } : {}),
-      ...json(ref(ErrorEnvelope)),
+      ...json(ref(route.errorSchema ?? ErrorEnvelope)),
     };
   }
   const { body, params, query } = route.request ?? {};
@@ -101,7 +118,7 @@ function operation(route: AnyRoute, ref: ReturnType<typeof schemaConverter>) {
     ...(route.deprecation ? { deprecated: true } : {}),
     security: SECURITY[route.auth],
     ...(params_.length > 0 ? { parameters: params_ } : {}),
-    ...(body ? { requestBody: { required: true, ...json(ref(body, 'input')) } } : {}),
+    ...(body ? { requestBody: { required: true, content: requestContent(route, ref(body, 'input')) } } : {}),
     responses,
   };
 }

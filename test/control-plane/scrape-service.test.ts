@@ -14,6 +14,7 @@ import { createAuthenticator } from '../../control-plane/accounts/authenticator.
 import { createSessionAuthenticator } from '../../control-plane/accounts/session-authenticator.js';
 import { createSessionTokens } from '../../control-plane/accounts/session-tokens.js';
 import { createJobLoader } from '../../control-plane/jobs/job-view.js';
+import { UNLIMITED_DISPATCH } from '../../control-plane/limits/dispatch-entitlement.js';
 import { createStartRecorder } from '../../control-plane/jobs/lifecycle.js';
 import { createDispatcher } from '../../control-plane/scheduler/dispatcher.js';
 import { applyAttemptReport } from '../../control-plane/scheduler/report-handler.js';
@@ -41,6 +42,7 @@ describe('ScrapeService behind the control-plane interceptors', function () {
       llmConfigured: over.llmConfigured ?? true,
       jobs: createJobLoader({ pool, redis: over.redis ?? ctx.services.redis, resultTtlSeconds: 24 * 3600 }),
       log,
+      entitlement: UNLIMITED_DISPATCH,
     };
     const transport = createRouterTransport((router) => router.service(ScrapeService, createScrapeService(deps)), {
       transport: { useBinaryFormat: !over.json },

@@ -1,7 +1,9 @@
+import { redisKeys } from '../../common/redis-keys.js';
 import { bootIsolatedStack, createAccountWithKey, waitForWorkers, type IsolatedStack } from '../../deploy/local/isolated-stack.js';
 import { startOpenAiTestServer, type OpenAiTestServer } from '../fixtures/openai-server.js';
+import { startPaymentTestServer, type PaymentTestServer } from '../fixtures/payment-provider-server.js';
 
-export type TestStack = IsolatedStack & { llm: OpenAiTestServer };
+export type TestStack = IsolatedStack & { llm: OpenAiTestServer; payments: PaymentTestServer };
 export { waitForWorkers };
 
 let booting: Promise<TestStack> | null = null;
@@ -14,14 +16,24 @@ let booting: Promise<TestStack> | null = null;
 export function getStack(): Promise<TestStack> {
   booting ??= (async () => {
     const llm = await startOpenAiTestServer();
+    const payments = await startPaymentTestServer();
     const stack = await bootIsolatedStack({
       // Separate names let several test runs share this machine's services at once.
       name: process.env.TRAWL_TEST_STACK ?? 'test',
       redisDb: Number(process.env.TRAWL_TEST_REDIS_DB ?? 13),
-      env: { TRAWL_PIPELINE_BUDGET_MS: '5000', TRAWL_LLM_BASE_URL: llm.baseUrl, TRAWL_LLM_API_KEY: llm.apiKey, TRAWL_LLM_MODEL: llm.model, TRAWL_LLM_TIMEOUT_MS: '5000' },
+      env: {
+        TRAWL_PIPELINE_BUDGET_MS: '5000',
+        TRAWL_LLM_BASE_URL: llm.baseUrl,
+        TRAWL_LLM_API_KEY: llm.apiKey,
+        TRAWL_LLM_MODEL: llm.model,
+        TRAWL_LLM_TIMEOUT_MS: '5000',
+        TRAWL_PAYMENT_BASE_URL: payments.baseUrl,
+        TRAWL_PAYMENT_SECRET_KEY: payments.secretKey,
+        TRAWL_PAYMENT_WEBHOOK_SECRET: payments.webhookSecret,
+      },
     });
     await waitForWorkers(stack.baseUrl, 30_000, 'extract');
-    return Object.assign(stack, { llm });
+    return Object.assign(stack, { llm, payments });
   })();
   return booting;
 }
@@ -31,8 +43,26 @@ export async function stopStackIfStarted(): Promise<void> {
   const stack = await booting.catch(() => null);
   await stack?.stop();
   await stack?.llm.close();
+  await stack?.payments.close();
 }
 
-export function createTestAccount(stack: TestStack, microcents: number): Promise<{ accountId: string; key: string }> {
-  return createAccountWithKey(stack, microcents);
+/**
+ * An account with a key for suites that exercise scraping, billing and the
+ * gateway: enterprise by default, so their polling and concurrent requests
+ * stay under the rate limits; `enterprise: false` gives the tier its balance
+ * earns, as any account has (the limits suites use it).
+ */
+export function createTestAccount(stack: TestStack, microcents: number, opts: { enterprise?: boolean } = {}): Promise<{ accountId: string; key: string }> {
+  return createAccountWithKey(stack, microcents, { enterprise: opts.enterprise ?? true });
+}
+
+/** Forgets every per-address limit count (SPEC 8.2), so each test starts as a client that has sent nothing. */
+export async function resetIpLimits(stack: IsolatedStack): Promise<void> {
+  const keys = await stack.redis.keys(`${redisKeys(stack.config.natsPrefix).ipLimitPrefix}*`);
+  if (keys.length > 0) await stack.redis.del(...keys);
+}
+
+/** The stack, when this run has started it. */
+export function startedStack(): Promise<TestStack> | null {
+  return booting;
 }

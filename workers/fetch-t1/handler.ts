@@ -3,6 +3,7 @@ import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipelin
 import { AttemptFailure } from '../runtime/attempt-failure.js';
 import type { AttemptWork } from '../runtime/attempt.js';
 import type { DomainLease } from '../runtime/domain-lease.js';
+import { crawlFindings } from './crawl-findings.js';
 import { fetchPage, type FetchConfig } from './fetcher.js';
 
 export interface FetchWorkDeps {
@@ -58,7 +59,14 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       let outcome;
       try {
         outcome = await fetchPage(
-          { url: task.url, method: task.method, body, contentType: task.contentType, timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)) },
+          {
+            url: task.url,
+            method: task.method,
+            body,
+            contentType: task.contentType,
+            timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
+            ...(Object.keys(task.headers).length > 0 ? { headers: task.headers } : {}),
+          },
           deps.fetchConfig,
         );
       } finally {
@@ -75,7 +83,9 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
           fetchMs,
         });
       }
-      return { input: outcome, report: { statusCode: outcome.statusCode, finalUrl: outcome.finalUrl, bytes: BigInt(outcome.bytes), fetchMs } };
+      const report = { statusCode: outcome.statusCode, finalUrl: outcome.finalUrl, bytes: BigInt(outcome.bytes), fetchMs };
+      if (task.crawl) return { input: outcome, report: { ...report, crawl: await crawlFindings(task.crawl, outcome, deps.fetchConfig) } };
+      return { input: outcome, report };
     },
 
     process(task, page, scope) {

@@ -1,9 +1,11 @@
 import type { Context } from 'koa';
 import type { CheckResponse } from '../../../proto/gen/trawl/v1/health_pb.js';
 import type { ControlPlane } from '../../control-plane-client.js';
+import { IP_LIMITS } from '../../../common/limits.js';
+import { callOptions } from '../../http/call-options.js';
 import { RETRY_AFTER_HEADER, setRetryAfter } from '../../http/retry-after.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { HealthStatus, Liveness, Readiness, ServiceStatus } from './schemas.js';
+import { HealthStatus, JobsHealth, Liveness, Readiness, ServiceStatus } from './schemas.js';
 
 const CHECK_TIMEOUT_MS = 3_000;
 
@@ -25,7 +27,7 @@ function unavailable(ctx: Context): void {
   setRetryAfter(ctx);
 }
 
-/** Health routes answer without an API key (SPEC 4.11). */
+/** Health routes answer without an API key, except the jobs report (SPEC 4.11). */
 export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
   const coreHealthy = async () => {
     const res = await check(deps.controlPlane);
@@ -89,6 +91,21 @@ export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       responses: { 200: { description: 'Alive', schema: Liveness } },
       handler: ({ ctx }) => {
         ctx.body = { status: 'alive' };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/health/jobs',
+      operationId: 'jobsHealth',
+      summary: 'Stuck jobs and work-queue depth',
+      description: 'Degraded once the stuck jobs reach the threshold. At most 10 requests per minute from one client address.',
+      tags: ['Health'],
+      auth: 'api_key',
+      ipLimits: [IP_LIMITS.healthJobs],
+      responses: { 200: { description: 'The jobs report', schema: JobsHealth } },
+      handler: async ({ ctx }) => {
+        const res = await deps.controlPlane.health.jobs({}, callOptions(ctx, CHECK_TIMEOUT_MS));
+        ctx.body = { stuck_jobs: res.stuckJobs, threshold: res.threshold, status: res.status, queue_depth: Number(res.queueDepth), message: res.message };
       },
     }),
     defineRoute({

@@ -20,3 +20,12 @@ export const ServiceStatus = z
     timestamp: z.string(),
   })
   .meta({ id: 'ServiceStatus' });
+export const JobsHealth = z
+  .object({
+    stuck_jobs: z.number().int().meta({ description: 'Pending or running jobs past their deadline, or running longer than any job may.' }),
+    threshold: z.number().int().meta({ description: 'Stuck jobs from which the status is degraded.' }),
+    status: z.enum(['healthy', 'degraded']),
+    queue_depth: z.number().int().meta({ description: 'Tasks published and not yet delivered to a worker, over every pool.' }),
+    message: z.string(),
+  })
+  .meta({ id: 'JobsHealth' });

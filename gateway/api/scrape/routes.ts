@@ -3,6 +3,7 @@ import type { ControlPlane } from '../../control-plane-client.js';
 import { callOptions } from '../../http/call-options.js';
 import { SCRAPE_REQUEST_LIMIT_BYTES } from '../../../common/limits.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { DISPATCH_LIMIT_HEADERS } from '../../../common/rate-limit-headers.js';
 import { CREDIT_HEADERS } from '../shared/billing.js';
 import { runScrape } from './run-scrape.js';
 import { EstimateResult, ScrapeAccepted, ScrapeRequest, ScrapeResult } from './schemas.js';
@@ -24,8 +25,8 @@ export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       bodyLimitBytes: SCRAPE_REQUEST_LIMIT_BYTES,
       request: { body: ScrapeRequest },
       responses: {
-        200: { description: 'The scrape result', schema: ScrapeResult, headers: CREDIT_HEADERS },
-        202: { description: 'Accepted; poll poll_url', schema: ScrapeAccepted },
+        200: { description: 'The scrape result', schema: ScrapeResult, headers: { ...CREDIT_HEADERS, ...DISPATCH_LIMIT_HEADERS } },
+        202: { description: 'Accepted; poll poll_url', schema: ScrapeAccepted, headers: DISPATCH_LIMIT_HEADERS },
       },
       errors: {
         400: 'EXCEEDS_COST_LIMIT or URL_NOT_ALLOWED',
@@ -34,6 +35,7 @@ export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
         413: 'CONTENT_TOO_LARGE (page over 10 MB, refunded)',
         415: 'UNSUPPORTED_CONTENT_TYPE (refunded)',
         422: 'TARGET_NOT_FOUND, EXTRACTION_FAILED or SCRAPE_FAILED (refunded)',
+        429: "rate_limit_exceeded: the account's jobs in flight or dispatches per minute are at its tier's entitlement (body: detail, docs_url; SPEC 7.4)",
         503: 'NETWORK_ERROR or TARGET_UNAVAILABLE (refunded), or SERVICE_UNAVAILABLE',
         504: 'TIMEOUT (refunded)',
       },

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/health.proto.
  */
 export const file_trawl_v1_health: GenFile = /*@__PURE__*/
-  fileDesc("ChV0cmF3bC92MS9oZWFsdGgucHJvdG8SCHRyYXdsLnYxIg4KDENoZWNrUmVxdWVzdCJOCg9Db21wb25lbnRIZWFsdGgSDAoEbmFtZRgBIAEoCRIKCgJvaxgCIAEoCBISCgpsYXRlbmN5X21zGAMgASgDEg0KBWVycm9yGAQgASgJIr4BCg1DaGVja1Jlc3BvbnNlEgoKAm9rGAEgASgIEi0KCmNvbXBvbmVudHMYAiADKAsyGS50cmF3bC52MS5Db21wb25lbnRIZWFsdGgSPgoMbGl2ZV93b3JrZXJzGAMgAygLMigudHJhd2wudjEuQ2hlY2tSZXNwb25zZS5MaXZlV29ya2Vyc0VudHJ5GjIKEExpdmVXb3JrZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgFOgI4ATJJCg1IZWFsdGhTZXJ2aWNlEjgKBUNoZWNrEhYudHJhd2wudjEuQ2hlY2tSZXF1ZXN0GhcudHJhd2wudjEuQ2hlY2tSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChV0cmF3bC92MS9oZWFsdGgucHJvdG8SCHRyYXdsLnYxIg4KDENoZWNrUmVxdWVzdCJOCg9Db21wb25lbnRIZWFsdGgSDAoEbmFtZRgBIAEoCRIKCgJvaxgCIAEoCBISCgpsYXRlbmN5X21zGAMgASgDEg0KBWVycm9yGAQgASgJIr4BCg1DaGVja1Jlc3BvbnNlEgoKAm9rGAEgASgIEi0KCmNvbXBvbmVudHMYAiADKAsyGS50cmF3bC52MS5Db21wb25lbnRIZWFsdGgSPgoMbGl2ZV93b3JrZXJzGAMgAygLMigudHJhd2wudjEuQ2hlY2tSZXNwb25zZS5MaXZlV29ya2Vyc0VudHJ5GjIKEExpdmVXb3JrZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgFOgI4ASITChFKb2JzSGVhbHRoUmVxdWVzdCJxChJKb2JzSGVhbHRoUmVzcG9uc2USEgoKc3R1Y2tfam9icxgBIAEoBRIRCgl0aHJlc2hvbGQYAiABKAUSDgoGc3RhdHVzGAMgASgJEhMKC3F1ZXVlX2RlcHRoGAQgASgDEg8KB21lc3NhZ2UYBSABKAkyjAEKDUhlYWx0aFNlcnZpY2USOAoFQ2hlY2sSFi50cmF3bC52MS5DaGVja1JlcXVlc3QaFy50cmF3bC52MS5DaGVja1Jlc3BvbnNlEkEKBEpvYnMSGy50cmF3bC52MS5Kb2JzSGVhbHRoUmVxdWVzdBocLnRyYXdsLnYxLkpvYnNIZWFsdGhSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * @generated from message trawl.v1.CheckRequest
@@ -87,6 +87,64 @@ export const CheckResponseSchema: GenMessage<CheckResponse> = /*@__PURE__*/
   messageDesc(file_trawl_v1_health, 2);
 
 /**
+ * @generated from message trawl.v1.JobsHealthRequest
+ */
+export type JobsHealthRequest = Message<"trawl.v1.JobsHealthRequest"> & {
+};
+
+/**
+ * Describes the message trawl.v1.JobsHealthRequest.
+ * Use `create(JobsHealthRequestSchema)` to create a new message.
+ */
+export const JobsHealthRequestSchema: GenMessage<JobsHealthRequest> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_health, 3);
+
+/**
+ * @generated from message trawl.v1.JobsHealthResponse
+ */
+export type JobsHealthResponse = Message<"trawl.v1.JobsHealthResponse"> & {
+  /**
+   * Pending or running jobs past their deadline, or running longer than any job may.
+   *
+   * @generated from field: int32 stuck_jobs = 1;
+   */
+  stuckJobs: number;
+
+  /**
+   * Stuck jobs from which the status is degraded.
+   *
+   * @generated from field: int32 threshold = 2;
+   */
+  threshold: number;
+
+  /**
+   * healthy or degraded.
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * Tasks published and not yet delivered to a worker, over every pool.
+   *
+   * @generated from field: int64 queue_depth = 4;
+   */
+  queueDepth: bigint;
+
+  /**
+   * @generated from field: string message = 5;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message trawl.v1.JobsHealthResponse.
+ * Use `create(JobsHealthResponseSchema)` to create a new message.
+ */
+export const JobsHealthResponseSchema: GenMessage<JobsHealthResponse> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_health, 4);
+
+/**
  * @generated from service trawl.v1.HealthService
  */
 export const HealthService: GenService<{
@@ -99,6 +157,16 @@ export const HealthService: GenService<{
     methodKind: "unary";
     input: typeof CheckRequestSchema;
     output: typeof CheckResponseSchema;
+  },
+  /**
+   * Jobs reports stuck jobs and the work queue's depth (GET /api/v1/health/jobs); takes an API key.
+   *
+   * @generated from rpc trawl.v1.HealthService.Jobs
+   */
+  jobs: {
+    methodKind: "unary";
+    input: typeof JobsHealthRequestSchema;
+    output: typeof JobsHealthResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_trawl_v1_health, 0);

@@ -1,0 +1,36 @@
+import type { Interceptor } from '@connectrpc/connect';
+import { HTTP_METHOD_HEADER } from '../../common/rate-limit-headers.js';
+import { withResponseHeaders as withHeaders } from '../../common/rpc-errors.js';
+import { findCaller } from '../accounts/caller.js';
+import type { AccountTiers } from './account-tiers.js';
+import { RateLimitRefusal, requestCost, type KeyLimiter } from './key-limiter.js';
+
+/**
+ * Runs after authentication: an API-key call spends its share of the key's
+ * limits at the account's tier as Postgres has it now, holds a concurrency
+ * lease until it ends, and answers with the SPEC 8.3 headers whether it
+ * succeeds or fails. Session calls (the dashboard) and unauthenticated
+ * methods are not counted: the limits are per API key (SPEC 5 rule 6).
+ */
+export function limitsInterceptor(deps: { tiers: AccountTiers; limiter: KeyLimiter }): Interceptor {
+  return (next) => async (req) => {
+    const caller = findCaller(req.contextValues);
+    if (!caller || caller.credential !== 'api_key' || !caller.keyId) return next(req);
+    const tier = await deps.tiers.tierOf(caller.accountId);
+    let call;
+    try {
+      call = await deps.limiter.admit(caller.keyId, tier, requestCost(req.header.get(HTTP_METHOD_HEADER)));
+    } catch (err) {
+      throw err instanceof RateLimitRefusal ? withHeaders(err, err.headers) : err;
+    }
+    try {
+      const res = await next(req);
+      for (const [name, value] of Object.entries(call.headers)) res.header.set(name, value);
+      return res;
+    } catch (err) {
+      throw withHeaders(err, call.headers);
+    } finally {
+      call.release();
+    }
+  };
+}

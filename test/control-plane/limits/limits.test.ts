@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import type { HandlerContext } from '@connectrpc/connect';
+import { expect } from 'chai';
+import { BALANCE_TIERS, ENTERPRISE_TIER, balanceTier } from '../../../common/balance-tiers.js';
+import { TrawlError } from '../../../common/errors.js';
+import { createLogger } from '../../../common/logger.js';
+import { applyLedgerEntry } from '../../../control-plane/billing/ledger.js';
+import type { JobRecord } from '../../../control-plane/jobs/job-store.js';
+import { createAccountTiers } from '../../../control-plane/limits/account-tiers.js';
+import { createDispatchEntitlement, releasingEndedJobs, type DispatchEntitlement } from '../../../control-plane/limits/dispatch-entitlement.js';
+import { createKeyLimiter, RateLimitRefusal, requestCost } from '../../../control-plane/limits/key-limiter.js';
+import { admitTestJob, createTestCaller, getControlPlaneServices, type ControlPlaneServices } from '../support/database.js';
+
+const USD = 1_000_000;
+const FREE = BALANCE_TIERS[0]!;
+const log = createLogger('limits-test', 'warn');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function handlerContext(): HandlerContext {
+  return { responseHeader: new Headers() } as HandlerContext;
+}
+
+async function refusal(promise: Promise<unknown>): Promise<TrawlError> {
+  const err = await promise.then(() => null, (e: unknown) => e);
+  expect(err, 'a refusal').to.be.instanceOf(TrawlError);
+  return err as TrawlError;
+}
+
+describe('limits in the control plane', () => {
+  let services: ControlPlaneServices;
+  before(async () => {
+    services = await getControlPlaneServices();
+  });
+
+  describe('request cost', () => {
+    it('counts POST, PUT, PATCH and DELETE twice and anything else once', () => {
+      expect(['POST', 'PUT', 'PATCH', 'DELETE', 'delete'].map(requestCost)).to.deep.equal([2, 2, 2, 2, 2]);
+      expect(['GET', 'HEAD', null].map(requestCost)).to.deep.equal([1, 1, 1]);
+    });
+  });
+
+  describe('the account tier', () => {
+    it('follows the balance at once: a deposit lifts it on the next read', async () => {
+      const tiers = createAccountTiers(services.pool);
+      const { accountId } = await createTestCaller(services, 0);
+      expect((await tiers.tierOf(accountId)).id).to.equal('free');
+      await applyLedgerEntry(services.pool, { accountId, kind: 'deposit', amountMicrocents: 60 * USD, reference: `test-deposit:${randomUUID()}` });
+      expect((await tiers.tierOf(accountId)).id).to.equal('growth');
+      await services.pool.query('UPDATE accounts SET is_enterprise = true WHERE id = $1', [accountId]);
+      expect(await tiers.tierOf(accountId)).to.deep.equal(ENTERPRISE_TIER);
+    });
+
+    it("applies an enterprise account's custom limits, and ignores them without the flag", async () => {
+      const tiers = createAccountTiers(services.pool);
+      const { accountId } = await createTestCaller(services, 0);
+      await services.pool.query('UPDATE accounts SET limit_requests_per_minute = 100000, limit_concurrent_requests = 2000 WHERE id = $1', [accountId]);
+      expect((await tiers.tierOf(accountId)).id).to.equal('free');
+      await services.pool.query('UPDATE accounts SET is_enterprise = true WHERE id = $1', [accountId]);
+      expect(await tiers.tierOf(accountId)).to.deep.equal({ ...ENTERPRISE_TIER, requestsPerMinute: 100_000, concurrentRequests: 2_000 });
+    });
+
+    it('answers calls arriving together from one read, each with its own account', async () => {
+      const tiers = createAccountTiers(services.pool);
+      const poor = await createTestCaller(services, 0);
+      const rich = await createTestCaller(services, 600 * USD);
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => tiers.tierOf(i % 2 ? rich.accountId : poor.accountId)));
+      answers.forEach((tier, i) => expect(tier.id).to.equal(i % 2 ? 'high_volume' : 'free'));
+    });
+  });
+
+  describe('the key limiter', () => {
+    it('answers the SPEC 8.3 headers of an admitted call', async () => {
+      const limiter = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 5_000, log });
+      try {
+        const call = await limiter.admit(randomUUID(), FREE, 2);
+        expect(call.headers).to.include({ 'x-ratelimit-limit': '30', 'x-ratelimit-remaining': '28', 'x-concurrency-limit': '3', 'x-concurrency-current': '1' });
+        const reset = Number(call.headers['x-ratelimit-reset']);
+        expect(reset).to.be.within(Math.floor(Date.now() / 1000), Math.ceil(Date.now() / 1000) + 5);
+        call.release();
+      } finally {
+        limiter.stop();
+      }
+    });
+
+    it('refuses the call over the concurrency of the tier with RATE_LIMIT_EXCEEDED and Retry-After, and admits again once one ends', async () => {
+      const limiter = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 5_000, log });
+      const keyId = randomUUID();
+      const tier = { ...FREE, burstPerSecond: 100, requestsPerMinute: 1_000 };
+      try {
+        const calls = [await limiter.admit(keyId, tier, 1), await limiter.admit(keyId, tier, 1), await limiter.admit(keyId, tier, 1)];
+        expect(calls.map((c) => c.headers['x-concurrency-current'])).to.deep.equal(['1', '2', '3']);
+        const err = await refusal(limiter.admit(keyId, tier, 1));
+        expect(err).to.be.instanceOf(RateLimitRefusal);
+        expect(err.code).to.equal('RATE_LIMIT_EXCEEDED');
+        expect(err.details).to.include({ limit: 'concurrent_requests', account_tier: 'free', retry_after_seconds: 1 });
+        expect((err as RateLimitRefusal).headers).to.include({ 'retry-after': '1', 'x-concurrency-current': '3', 'x-concurrency-limit': '3' });
+        calls[0]!.release();
+        await sleep(20);
+        const next = await limiter.admit(keyId, tier, 1);
+        expect(next.headers['x-concurrency-current']).to.equal('3');
+      } finally {
+        limiter.stop();
+      }
+    });
+
+    it('renews the leases of calls still running, so a long call keeps its slot', async () => {
+      const limiter = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 300, log });
+      const keyId = randomUUID();
+      const tier = { ...FREE, concurrentRequests: 1 };
+      try {
+        const call = await limiter.admit(keyId, tier, 1);
+        await sleep(700);
+        expect((await refusal(limiter.admit(keyId, tier, 1))).details).to.include({ limit: 'concurrent_requests' });
+        call.release();
+      } finally {
+        limiter.stop();
+      }
+    });
+
+    it('frees the slot of a process that stopped renewing once the lease time has passed', async () => {
+      const dead = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 300, log });
+      const keyId = randomUUID();
+      const tier = { ...FREE, concurrentRequests: 1 };
+      await dead.admit(keyId, tier, 1);
+      // The process dies: no renewal, no release.
+      dead.stop();
+      const alive = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 300, log });
+      try {
+        await refusal(alive.admit(keyId, tier, 1));
+        await sleep(450);
+        expect((await alive.admit(keyId, tier, 1)).headers['x-concurrency-current']).to.equal('1');
+      } finally {
+        alive.stop();
+      }
+    });
+  });
+
+  describe('dispatch entitlement', () => {
+    let entitlement: DispatchEntitlement;
+    before(() => {
+      entitlement = createDispatchEntitlement({ ...services, tiers: createAccountTiers(services.pool), docsUrl: 'http://trawl.test/api/v1/docs', log });
+    });
+    const deadline = () => new Date(Date.now() + 300_000);
+    const dispatch = (ctx: HandlerContext, accountId: string, ids: string[]) => entitlement.dispatch(ctx, accountId, ids, deadline(), async () => ids);
+
+    it('holds the in-flight jobs of an account to its tier and answers the SPEC 7.4 detail over it', async () => {
+      const caller = await createTestCaller(services, USD);
+      const { accountId } = caller;
+      const ctx = handlerContext();
+      // Three jobs really open in Postgres, so none is dropped as ended.
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      await entitlement.dispatch(ctx, accountId, ids, deadline(), () => Promise.all(ids.map((id) => admitTestJob(services, caller, { id }))));
+      expect(ctx.responseHeader.get('x-dispatch-entitlement-limit')).to.equal(String(FREE.effectivePostPerMinute));
+      expect(ctx.responseHeader.get('x-dispatch-entitlement-remaining')).to.equal(String(FREE.effectivePostPerMinute - 3));
+      const refusedCtx = handlerContext();
+      const err = await refusal(dispatch(refusedCtx, accountId, [randomUUID()]));
+      expect(err.code).to.equal('rate_limit_exceeded');
+      expect(err.httpStatus).to.equal(429);
+      expect(err.details).to.deep.equal({
+        detail: { scope: 'global_concurrent', domain: null, limit: 3, in_flight: 3, requested: 1, accepted: 0, account_tier: 'free', retry_after_seconds: 1 },
+        docs_url: 'http://trawl.test/api/v1/docs',
+      });
+      expect(refusedCtx.responseHeader.get('retry-after')).to.equal('1');
+    });
+
+    it('refuses dispatches over the effective POST per minute with scope global_rate', async () => {
+      const { accountId } = await createTestCaller(services, 0);
+      for (let i = 0; i < FREE.effectivePostPerMinute; i++) {
+        const id = randomUUID();
+        await dispatch(handlerContext(), accountId, [id]);
+        entitlement.release(accountId, [id]);
+      }
+      await sleep(50);
+      const err = await refusal(dispatch(handlerContext(), accountId, [randomUUID()]));
+      expect(err.details!['detail']).to.include({ scope: 'global_rate', limit: FREE.effectivePostPerMinute, in_flight: 0, account_tier: 'free' });
+      expect((err.details!['detail'] as { retry_after_seconds: number }).retry_after_seconds).to.be.within(1, 4);
+    });
+
+    it('frees the slots again when admission itself refuses the job', async () => {
+      const { accountId } = await createTestCaller(services, 0);
+      for (let i = 0; i < 4; i++) {
+        const failed = entitlement.dispatch(handlerContext(), accountId, [randomUUID()], deadline(), async () => {
+          throw new TrawlError('INSUFFICIENT_CREDITS', 'no money');
+        });
+        expect((await refusal(failed)).code).to.equal('INSUFFICIENT_CREDITS');
+        await sleep(10);
+      }
+      expect(await services.redis.zcard(services.keys.dispatchInFlight(accountId))).to.equal(0);
+    });
+
+    it('frees a slot when the job-end signal is announced with the record', async () => {
+      const { accountId } = await createTestCaller(services, 0);
+      const ids = [randomUUID(), randomUUID(), randomUUID()];
+      await dispatch(handlerContext(), accountId, ids);
+      const announced: string[] = [];
+      const signals = releasingEndedJobs({ announce: (id) => announced.push(id), watch: () => ({ wait: async () => null, close() {} }), stop() {} }, entitlement);
+      signals.announce(ids[0]!, { kind: 'ended', record: { account_id: accountId } as JobRecord });
+      signals.announce(ids[1]!, { kind: 'escalated', tier: '2' });
+      await sleep(20);
+      expect(announced).to.deep.equal([ids[0], ids[1]]);
+      expect(await services.redis.zrange(services.keys.dispatchInFlight(accountId), 0, -1)).to.have.members([ids[1], ids[2]]);
+    });
+
+    it('never stays full with jobs that ended but whose release was lost: Postgres is asked which are still open', async () => {
+      const { accountId } = await createTestCaller(services, 0);
+      // Three jobs were dispatched by a process that died before releasing them; none is open in Postgres.
+      await dispatch(handlerContext(), accountId, [randomUUID(), randomUUID(), randomUUID()]);
+      const ctx = handlerContext();
+      const [id] = await dispatch(ctx, accountId, [randomUUID()]);
+      expect(await services.redis.zrange(services.keys.dispatchInFlight(accountId), 0, -1)).to.deep.equal([id]);
+    });
+
+    it('uses the tier of the balance, and the enterprise flag', async () => {
+      const { accountId } = await createTestCaller(services, 250 * USD);
+      const ctx = handlerContext();
+      await dispatch(ctx, accountId, [randomUUID()]);
+      expect(ctx.responseHeader.get('x-dispatch-entitlement-limit')).to.equal(String(balanceTier(250 * USD, false).effectivePostPerMinute));
+      await services.pool.query('UPDATE accounts SET is_enterprise = true WHERE id = $1', [accountId]);
+      const after = handlerContext();
+      await dispatch(after, accountId, [randomUUID()]);
+      expect(after.responseHeader.get('x-dispatch-entitlement-limit')).to.equal(String(ENTERPRISE_TIER.effectivePostPerMinute));
+    });
+  });
+});

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { applyLedgerEntry } from '../../control-plane/billing/ledger.js';
+import { apiClient, type ApiResponse } from '../support/api.js';
+import { startExtraGateway, type ExtraGateway } from '../support/extra-gateway.js';
+import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
+import { createTestUser } from '../support/users.js';
+
+const USD = 1_000_000;
+const missingJob = () => `/api/v1/jobs/${randomUUID()}`;
+
+function limitHeaders(res: ApiResponse) {
+  const n = (name: string) => (res.headers.get(name) === null ? null : Number(res.headers.get(name)));
+  return {
+    limit: n('x-ratelimit-limit'),
+    remaining: n('x-ratelimit-remaining'),
+    reset: n('x-ratelimit-reset'),
+    concurrencyLimit: n('x-concurrency-limit'),
+    concurrencyCurrent: n('x-concurrency-current'),
+  };
+}
+
+describe('rate limits per API key by balance tier (SPEC 8.1, 8.3)', function () {
+  this.timeout(60_000);
+  let stack: TestStack;
+
+  before(async () => {
+    stack = await getStack();
+  });
+
+  it('answers every API-key call with the limit headers, on success and on failure, writes counting twice', async () => {
+    const { key } = await createTestAccount(stack, 0, { enterprise: false });
+    const api = apiClient(stack.baseUrl, key);
+    const estimate = await api.post('/api/v1/scrape/estimate', { url: 'https://example.com/' });
+    expect(estimate.status).to.equal(200);
+    const now = Date.now() / 1000;
+    const first = limitHeaders(estimate);
+    expect(first).to.include({ limit: 30, remaining: 28, concurrencyLimit: 3, concurrencyCurrent: 1 });
+    expect(first.reset).to.be.within(Math.floor(now), Math.ceil(now) + 5);
+    expect(estimate.headers.get('retry-after')).to.equal(null);
+
+    const missing = await api.get(missingJob());
+    expect(missing.status).to.equal(404);
+    expect(limitHeaders(missing)).to.include({ limit: 30, remaining: 27, concurrencyLimit: 3, concurrencyCurrent: 1 });
+  });
+
+  it('refuses a burst over the per-second limit with 429 RATE_LIMIT_EXCEEDED, Retry-After and the limit headers', async () => {
+    const { key } = await createTestAccount(stack, 0, { enterprise: false });
+    const api = apiClient(stack.baseUrl, key);
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < 12; i++) answers.push(await api.get(missingJob()));
+    const admitted = answers.filter((r) => r.status === 404).length;
+    const refused = answers.find((r) => r.status === 429);
+    expect(admitted).to.be.within(5, 8);
+    expect(answers.slice(0, 5).map((r) => r.status)).to.deep.equal([404, 404, 404, 404, 404]);
+    expect(refused, 'a refused request').to.not.equal(undefined);
+    expect(refused!.body).to.include({ error: 'RATE_LIMIT_EXCEEDED' });
+    expect(refused!.body.request_id).to.be.a('string');
+    expect(refused!.body.details).to.include({ limit: 'burst_per_second', account_tier: 'free', retry_after_seconds: 1 });
+    expect(refused!.headers.get('retry-after')).to.equal('1');
+    expect(limitHeaders(refused!)).to.include({ limit: 30, concurrencyLimit: 3 });
+  });
+
+  it('lifts the tier on the very next request after a deposit', async () => {
+    const { accountId, key } = await createTestAccount(stack, 0, { enterprise: false });
+    const api = apiClient(stack.baseUrl, key);
+    expect(limitHeaders(await api.get(missingJob()))).to.include({ limit: 30, concurrencyLimit: 3 });
+    await applyLedgerEntry(stack.pool, { accountId, kind: 'deposit', amountMicrocents: 60 * USD, reference: `payment:limits-${randomUUID()}` });
+    expect(limitHeaders(await api.get(missingJob()))).to.include({ limit: 100, concurrencyLimit: 15 });
+    await applyLedgerEntry(stack.pool, { accountId, kind: 'deposit', amountMicrocents: 500 * USD, reference: `payment:limits-${randomUUID()}` });
+    expect(limitHeaders(await api.get(missingJob()))).to.include({ limit: 500, concurrencyLimit: 50 });
+  });
+
+  it('gives an enterprise account the enterprise limits', async () => {
+    const { key } = await createTestAccount(stack, 0, { enterprise: true });
+    expect(limitHeaders(await apiClient(stack.baseUrl, key).get(missingJob()))).to.include({ limit: 10_000, concurrencyLimit: 500 });
+  });
+
+  it('does not count dashboard session calls: only API keys are limited', async () => {
+    const user = await createTestUser(stack);
+    const bySession = await apiClient(stack.baseUrl).get('/api/v1/auth/me', { Authorization: `Bearer ${user.token}` });
+    expect(bySession.status).to.equal(200);
+    expect(limitHeaders(bySession)).to.deep.equal({ limit: null, remaining: null, reset: null, concurrencyLimit: null, concurrencyCurrent: null });
+    const byKey = await apiClient(stack.baseUrl, user.key).get('/api/v1/auth/me');
+    expect(byKey.status).to.equal(200);
+    expect(limitHeaders(byKey)).to.include({ limit: 30, remaining: 29 });
+  });
+
+  describe('with two gateway processes', () => {
+    let second: ExtraGateway;
+    before(async () => {
+      second = await startExtraGateway(stack);
+    });
+    after(async () => second?.stop());
+
+    it('counts one key once, whichever gateway a request comes through', async () => {
+      const { key } = await createTestAccount(stack, 0, { enterprise: false });
+      const gateways = [apiClient(stack.baseUrl, key), apiClient(second.baseUrl, key)];
+      const remaining: Array<number | null> = [];
+      for (let i = 0; i < 4; i++) remaining.push(limitHeaders(await gateways[i % 2]!.get(missingJob())).remaining);
+      expect(remaining).to.deep.equal([29, 28, 27, 26]);
+    });
+  });
+});
