@@ -1,3 +1,5 @@
+import { MICROCENTS_PER_USD as USD } from './pricing.js';
+
 /**
  * The limit tiers of SPEC 8.1, chosen by an account's balance the moment it
  * changes, and the enterprise tier an operator grants with the account flag.
@@ -16,7 +18,6 @@ export interface BalanceTier {
   effectivePostPerMinute: number;
 }
 
-const USD = 1_000_000;
 
 /** Ordered by balance, lowest first. */
 export const BALANCE_TIERS: readonly BalanceTier[] = [

@@ -1,5 +1,5 @@
 import { OAUTH_CLIENT_ID_PATTERN, OAUTH_CLIENT_SECRET_MIN_CHARS } from './limits.js';
-import { MICROCENTS_PER_CREDIT } from './pricing.js';
+import { MICROCENTS_PER_CREDIT, MICROCENTS_PER_USD } from './pricing.js';
 
 /**
  * The one configuration loader. Every process reads its settings here, from
@@ -84,7 +84,7 @@ function usdMicrocents(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   const value = raw === undefined || raw === '' ? fallback : Number(raw);
   if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number of US dollars, got "${raw}"`);
-  return Math.round(value * 1_000_000);
+  return Math.round(value * MICROCENTS_PER_USD);
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {

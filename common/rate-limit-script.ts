@@ -45,7 +45,8 @@ for i = 1, n do
   local interval = period / count
   local tat = tonumber(redis.call('GET', KEYS[i]) or now)
   if tat < now then tat = now end
-  local new_tat = tat + cost * interval
+  -- A request never costs more than the whole allowance (a write under a limit of one still passes when it is full).
+  local new_tat = tat + math.min(cost, count) * interval
   local allow_at = new_tat - period
   if allow_at > now then
     if refused == 0 then refused = i end
@@ -82,6 +83,11 @@ local remaining = 0
 if n > 0 then remaining = math.floor((first_period - (left - now)) / first_interval) end
 return {refused, math.ceil(retry / 1000), remaining, math.floor(left / 1000), held}
 `;
+
+/** Whole seconds to wait, at least one: what Retry-After says for a refusal's wait. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
 
 export interface GcraLimit {
   key: string;

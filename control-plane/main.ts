@@ -55,7 +55,9 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const services = { pool, redis, keys, dispatcher, signals, jobs, sessionTokens, llmConfigured: config.llm.baseUrl !== '', log };
   const authenticator = createAuthenticator(pool, { cacheMs: 30_000 });
   const keyLimits = createKeyLimits({ pool, redis, keys, testKeyDailyRequests: config.testKeyDailyRequests, cacheMs: 30_000 });
-  const keyChanges = startKeyChanges(nc, names.apiKeyChangedSubject, [authenticator.forget, keyLimits.forget]);
+  const keyChanges = startKeyChanges(nc, names.apiKeyChangedSubject, [authenticator.forget, keyLimits.forget], (err) =>
+    log.warn({ err }, 'a key change could not be announced to the other control planes'),
+  );
   const redirects = createRedirectPolicy({ production: config.env === 'production', publicBaseUrl: config.publicBaseUrl, allowlist: config.oauth.redirectAllowlist });
   const server = createControlPlaneServer({
     routes: (router) => {

@@ -13,12 +13,21 @@ export interface KeyChanges {
   stop(): void;
 }
 
+/** How long an announcement waits for the NATS server to take it. */
+const FLUSH_WAIT_MS = 2_000;
+
 /**
  * Spreads key changes between control-plane replicas over one core NATS
  * subject that every replica subscribes to. A replica that misses a message
- * (reconnecting) still drops its cached lookups when they expire.
+ * (reconnecting), or every replica while NATS is unreachable, still drops its
+ * cached lookups when they expire (30 s).
  */
-export function startKeyChanges(nc: NatsConnection, subject: string, forgetters: readonly KeyForgetter[]): KeyChanges {
+export function startKeyChanges(
+  nc: NatsConnection,
+  subject: string,
+  forgetters: readonly KeyForgetter[],
+  onError: (err: unknown) => void = () => undefined,
+): KeyChanges {
   const forget = (keyId: string) => {
     for (const f of forgetters) f(keyId);
   };
@@ -30,8 +39,14 @@ export function startKeyChanges(nc: NatsConnection, subject: string, forgetters:
   return {
     async announce(keyId) {
       forget(keyId);
-      nc.publish(subject, keyId);
-      await nc.flush();
+      try {
+        nc.publish(subject, keyId);
+        // The change is committed already: with NATS unreachable, the other replicas' caches expire on their own.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([nc.flush(), new Promise((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS)))]).finally(() => clearTimeout(timer));
+      } catch (err) {
+        onError(err);
+      }
     },
     stop() {
       sub.unsubscribe();

@@ -122,13 +122,13 @@ export function createKeyLimits(deps: {
     return value;
   }
 
-  async function count(keyId: string, counter: string, limit: number, resetAt: Date, scope: string, what: string): Promise<void> {
+  async function count(keyId: string, counter: string, limit: number, resetAt: Date, name: string, what: string): Promise<void> {
     const n = Number(await deps.redis.eval(COUNT_SCRIPT, 1, deps.keys.apiKeyRequests(keyId, counter), limit, resetAt.getTime() + COUNTER_GRACE_MS));
     if (n >= 0) return;
     const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now()) / 1000));
     throw new TrawlError('RATE_LIMIT_EXCEEDED', `${what} (${limit} requests) is used up until ${resetAt.toISOString()}`, {
-      scope,
-      limit,
+      limit: name,
+      request_limit: limit,
       reset_at: resetAt.toISOString(),
       retry_after_seconds: retryAfter,
     });

@@ -4,11 +4,10 @@ import type pg from 'pg';
 import type { BalanceTier } from '../../common/balance-tiers.js';
 import { TrawlError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import { rateLimitScript, type LimitDecision } from '../../common/rate-limit-script.js';
+import { rateLimitScript, retryAfterSeconds, type LimitDecision } from '../../common/rate-limit-script.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 import type { JobSignals } from '../jobs/job-signals.js';
 import type { AccountTiers } from './account-tiers.js';
-import { retryAfterSeconds } from './key-limiter.js';
 
 /** An in-flight slot outlives its job's deadline by this much: the sweeper fails an overdue job within seconds of it. */
 const IN_FLIGHT_GRACE_MS = 60_000;

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { BalanceTier } from '../../common/balance-tiers.js';
 import { TrawlError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
-import { rateLimitScript, type LimitDecision } from '../../common/rate-limit-script.js';
+import { rateLimitScript, retryAfterSeconds, type LimitDecision } from '../../common/rate-limit-script.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 
 /** Write requests (POST, PUT, PATCH, DELETE) cost two tokens, reads one (SPEC 8.1 rule 1). */
@@ -11,11 +11,6 @@ const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DEL
 
 export function requestCost(httpMethod: string | null): number {
   return httpMethod && WRITE_METHODS.has(httpMethod.toUpperCase()) ? 2 : 1;
-}
-
-/** Whole seconds to wait, at least one: what Retry-After says. */
-export function retryAfterSeconds(ms: number): number {
-  return Math.max(1, Math.ceil(ms / 1000));
 }
 
 /** A call admitted under its key's limits: the headers of SPEC 8.3 for its answer, and the release of its lease. */
@@ -52,7 +47,7 @@ const LIMIT_NAMES = ['requests_per_minute', 'burst_per_second', 'concurrent_requ
  * (GCRA, writes cost two) and concurrent calls (leases), all decided by one
  * script run in Redis. The process renews the leases of its calls still in
  * progress every third of their time to live and drops each when its call
- * ends.
+ * ends (those ending in one turn of the event loop together).
  */
 export function createKeyLimiter(redis: Redis, keys: RedisKeys, opts: KeyLimiterOptions): KeyLimiter {
   const script = rateLimitScript(redis);
@@ -65,6 +60,16 @@ export function createKeyLimiter(redis: Redis, keys: RedisKeys, opts: KeyLimiter
     }
   }, Math.max(100, Math.floor(opts.leaseTtlMs / 3)));
   renew.unref();
+
+  // Leases released in one turn of the event loop leave Redis in one ZREM per key.
+  let releasing = new Map<string, string[]>();
+  const flushReleases = () => {
+    const batch = releasing;
+    releasing = new Map();
+    for (const [keyId, leases] of batch) {
+      redis.zrem(keys.keyLeases(keyId), ...leases).catch((err) => opts.log.warn({ err }, 'releasing concurrency leases failed; they expire'));
+    }
+  };
 
   const headersOf = (tier: BalanceTier, d: LimitDecision, held: number): Record<string, string> => ({
     'x-ratelimit-limit': String(tier.requestsPerMinute),
@@ -101,7 +106,10 @@ export function createKeyLimiter(redis: Redis, keys: RedisKeys, opts: KeyLimiter
         headers: headersOf(tier, decision, decision.leasesHeld),
         release() {
           if (!live.delete(lease)) return;
-          redis.zrem(keys.keyLeases(keyId), lease).catch((err) => opts.log.warn({ err }, 'releasing a concurrency lease failed; it expires'));
+          if (releasing.size === 0) setImmediate(flushReleases);
+          const leases = releasing.get(keyId);
+          if (leases) leases.push(lease);
+          else releasing.set(keyId, [lease]);
         },
       };
     },

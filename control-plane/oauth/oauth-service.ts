@@ -24,7 +24,17 @@ export const OAUTH_METHOD_AUTH: ReadonlyArray<[DescMethod, CallAuth]> = [
 ];
 
 const NOT_CONFIGURED = () => new TrawlError('OAUTH_NOT_CONFIGURED', 'OAuth integration is not configured');
-const INVALID_GRANT = 'The authorization code is invalid, expired or already used';
+
+/**
+ * Why a code_verifier does not answer the code's challenge, or null when it
+ * does. A verifier for a code issued without a challenge is refused too, so
+ * PKCE cannot be stripped from one step and not the other.
+ */
+function pkceMismatch(challenge: string | null, verifier: string): string | null {
+  if (challenge === null) return verifier === '' ? null : 'The authorization sent no code_challenge; send no code_verifier';
+  if (verifier === '') return 'code_verifier is required: the authorization sent a code_challenge';
+  return pkceVerifies(verifier, challenge) ? null : 'code_verifier does not match the code_challenge';
+}
 
 export function createOAuthService(deps: OAuthServiceDeps): ServiceImpl<typeof OAuthService> {
   const { pool } = deps;
@@ -58,11 +68,10 @@ export function createOAuthService(deps: OAuthServiceDeps): ServiceImpl<typeof O
         throw new TrawlError('invalid_client', 'Client authentication failed: unknown client_id or wrong client_secret');
       }
       const grant = await consumeCode(pool, req.code, client.clientId);
-      if (!grant) throw new TrawlError('invalid_grant', INVALID_GRANT);
+      if (!grant) throw new TrawlError('invalid_grant', 'The authorization code is invalid, expired or already used');
       if (grant.redirectUri !== req.redirectUri) throw new TrawlError('invalid_grant', 'redirect_uri does not match the authorization request');
-      if (grant.codeChallenge === null ? req.codeVerifier !== '' : !pkceVerifies(req.codeVerifier, grant.codeChallenge)) {
-        throw new TrawlError('invalid_grant', grant.codeChallenge === null ? 'The authorization used no code_challenge; send no code_verifier' : 'code_verifier does not match the code_challenge');
-      }
+      const pkceProblem = pkceMismatch(grant.codeChallenge, req.codeVerifier);
+      if (pkceProblem) throw new TrawlError('invalid_grant', pkceProblem);
       const issued = await issueIntegrationKey(pool, grant, { name: integrationKeyName(grant.source, client.name), masterKeyHex: deps.masterKeyHex });
       for (const keyId of issued.revokedKeyIds) await deps.keyRevoked(keyId);
       return { accessToken: issued.key, scope: grant.scope, accountId: grant.accountId, apiKeyId: issued.id };

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { TrawlError } from '../../common/errors.js';
 import type { IpLimit } from '../../common/limits.js';
 import { RETRY_AFTER } from '../../common/rate-limit-headers.js';
-import { rateLimitScript, type GcraLimit } from '../../common/rate-limit-script.js';
+import { rateLimitScript, retryAfterSeconds, type GcraLimit } from '../../common/rate-limit-script.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 
 export interface IpLimiter {
@@ -39,7 +39,7 @@ export function createIpLimiter(redis: Redis, keys: RedisKeys): IpLimiter {
     }
     if (decision.refused === 0) return;
     const limit = limits[decision.refused - 1]!;
-    const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    const retryAfter = retryAfterSeconds(decision.retryAfterMs);
     ctx.set(RETRY_AFTER, String(retryAfter));
     throw new TrawlError(
       'RATE_LIMIT_EXCEEDED',

@@ -47,7 +47,12 @@ function derivedErrors(route: AnyRoute): Record<number, string> {
   }
   const limits = [
     ...(route.ipLimits ?? []).map((l) => `more than ${l.limit} requests per ${l.windowSeconds} s from one ${l.per === 'email' ? 'e-mail address' : 'client address'}`),
-    ...(keyLimited(route) ? ["over the API key's requests per minute, burst per second or concurrent requests (SPEC 8.1)"] : []),
+    ...(keyLimited(route)
+      ? [
+          "over the API key's requests per minute, burst per second or concurrent requests (SPEC 8.1)",
+          "over the key's own request limit for its period (details.limit api_key_request_limit) or a test key's daily allowance (test_key_daily)",
+        ]
+      : []),
   ];
   if (limits.length > 0) out[429] = `RATE_LIMIT_EXCEEDED: ${limits.join('; ')}; retry after Retry-After`;
   out[500] = 'INTERNAL_ERROR';

@@ -34,7 +34,7 @@ describe('API keys: per-key limits and test keys', function () {
     const refused = await api.get('/api/v1/api-keys');
     expect(refused.status).to.equal(429);
     expect(refused.body.error).to.equal('RATE_LIMIT_EXCEEDED');
-    expect(refused.body.details).to.include({ scope: 'api_key_request_limit', limit: 3 });
+    expect(refused.body.details).to.include({ limit: 'api_key_request_limit', request_limit: 3 });
     const resetAt = Date.parse(refused.body.details.reset_at);
     expect(new Date(resetAt).toISOString().slice(11)).to.equal('00:00:00.000Z');
     expect(Number(refused.headers.get('retry-after'))).to.be.closeTo((resetAt - Date.now()) / 1000, 5);
@@ -84,6 +84,15 @@ describe('API keys: per-key limits and test keys', function () {
     expect(live.status).to.equal(402);
   });
 
+  it("runs a test key at the Free tier's rates whatever the account's balance", async () => {
+    const user = await createTestUser(stack, { microcents: 600 * USD });
+    const test = await newKey(user.token, 'test', 'sandbox');
+    const viaTest = await apiClient(stack.baseUrl, test.key).get('/api/v1/api-keys');
+    const viaLive = await apiClient(stack.baseUrl, user.key).get('/api/v1/api-keys');
+    expect(viaTest.headers.get('x-ratelimit-limit')).to.equal('30');
+    expect(viaLive.headers.get('x-ratelimit-limit')).to.equal('500');
+  });
+
   it("refuses a test key's requests past its daily allowance with 429 until the next UTC day", async () => {
     const user = await createTestUser(stack, { microcents: 0 });
     const key = await newKey(user.token, 'test', 'sandbox');
@@ -97,7 +106,7 @@ describe('API keys: per-key limits and test keys', function () {
     const refused = await api.get('/api/v1/api-keys');
     expect(refused.status).to.equal(429);
     expect(refused.body.error).to.equal('RATE_LIMIT_EXCEEDED');
-    expect(refused.body.details).to.include({ scope: 'test_key_daily', limit: stack.config.testKeyDailyRequests });
+    expect(refused.body.details).to.include({ limit: 'test_key_daily', request_limit: stack.config.testKeyDailyRequests });
     // Live keys of the same account are not held by it.
     expect((await apiClient(stack.baseUrl, user.key).get('/api/v1/api-keys')).status).to.equal(200);
   });

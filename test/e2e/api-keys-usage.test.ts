@@ -33,11 +33,14 @@ describe('API keys: usage from the request logs', function () {
       await api.post('/api/v1/scrape', { url: `${site.url}/status/404`, formats: ['markdown'] }),
     ];
     expect(answers.map((a) => a.status), JSON.stringify(answers.map((a) => a.body.error))).to.deep.equal([200, 200, 422]);
-    requestIds = answers.map((a) => a.headers.get('x-request-id')!);
+    // A call the control plane refuses is logged against the key too.
+    const refused = await api.get('/api/v1/jobs/3f2504e0-4f89-11d3-9a0c-0305e82c3301');
+    expect(refused.status).to.equal(404);
+    requestIds = [...answers, refused].map((a) => a.headers.get('x-request-id')!);
     // Wait for the sink to write them all.
     for (let i = 0; i < 120; i++) {
       const usage = await read('/usage');
-      if (usage.body.total_requests >= 3) break;
+      if (usage.body.total_requests >= 4) break;
       await new Promise((r) => setTimeout(r, 250));
     }
   });
@@ -49,9 +52,9 @@ describe('API keys: usage from the request logs', function () {
     expect(res.body).to.deep.equal({
       api_key_id: key.id,
       api_key_name: 'measured',
-      total_requests: 3,
+      total_requests: 4,
       successful_requests: 2,
-      failed_requests: 1,
+      failed_requests: 2,
       total_spend_microcents: 400,
     });
   });
@@ -65,23 +68,26 @@ describe('API keys: usage from the request logs', function () {
   it('counts failures by error code', async () => {
     const res = await read('/usage/errors');
     expect(res.status).to.equal(200);
-    expect(res.body).to.include({ api_key_id: key.id, days: 30, total_errors: 1 });
-    expect(res.body.errors).to.have.length(1);
-    expect(res.body.errors[0]).to.include({ error_code: 'TARGET_NOT_FOUND', count: 1 });
-    expect(Date.now() - Date.parse(res.body.errors[0].last_seen)).to.be.within(-5_000, 120_000);
+    expect(res.body).to.include({ api_key_id: key.id, days: 30, total_errors: 2 });
+    expect(res.body.errors.map((e: { error_code: string; count: number }) => [e.error_code, e.count])).to.deep.equal([
+      ['NOT_FOUND', 1],
+      ['TARGET_NOT_FOUND', 1],
+    ]);
+    for (const e of res.body.errors) expect(Date.now() - Date.parse(e.last_seen)).to.be.within(-5_000, 120_000);
   });
 
   it('pages requests newest first and filters them by status, tier and domain', async () => {
     const all = await read('/usage/requests?page_size=2');
     expect(all.status).to.equal(200);
-    expect(all.body).to.include({ api_key_id: key.id, total: 3, page: 1, page_size: 2, total_pages: 2 });
-    expect(all.body.items.map((r: { request_id: string }) => r.request_id)).to.deep.equal([requestIds[2], requestIds[1]]);
-    expect(all.body.items[0]).to.include({ method: 'POST', route: 'POST /api/v1/scrape', status: 422, error_code: 'TARGET_NOT_FOUND', domain: '127.0.0.1', tier: '1' });
+    expect(all.body).to.include({ api_key_id: key.id, total: 4, page: 1, page_size: 2, total_pages: 2 });
+    expect(all.body.items.map((r: { request_id: string }) => r.request_id)).to.deep.equal([requestIds[3], requestIds[2]]);
+    expect(all.body.items[0]).to.include({ method: 'GET', status: 404, error_code: 'NOT_FOUND', domain: null, tier: null, spend_microcents: 0 });
+    expect(all.body.items[1]).to.include({ method: 'POST', route: 'POST /api/v1/scrape', status: 422, error_code: 'TARGET_NOT_FOUND', domain: '127.0.0.1', tier: '1' });
     const second = await read('/usage/requests?page_size=2&page=2');
-    expect(second.body.items.map((r: { request_id: string }) => r.request_id)).to.deep.equal([requestIds[0]]);
-    expect(second.body.items[0]).to.include({ status: 200, spend_microcents: 200, error_code: null });
+    expect(second.body.items.map((r: { request_id: string }) => r.request_id)).to.deep.equal([requestIds[1], requestIds[0]]);
+    expect(second.body.items[1]).to.include({ status: 200, spend_microcents: 200, error_code: null });
 
-    expect((await read('/usage/requests?status=failed')).body.total).to.equal(1);
+    expect((await read('/usage/requests?status=failed')).body.total).to.equal(2);
     expect((await read('/usage/requests?status=success')).body.total).to.equal(2);
     expect((await read('/usage/requests?tier=1')).body.total).to.equal(3);
     expect((await read('/usage/requests?tier=4')).body.total).to.equal(0);
@@ -102,13 +108,13 @@ describe('API keys: usage from the request logs', function () {
       }),
       { requests: 0, errors: 0, spend: 0 },
     );
-    expect(totals).to.deep.equal({ requests: 3, errors: 1, spend: 400 });
+    expect(totals).to.deep.equal({ requests: 4, errors: 2, spend: 400 });
     const last = hourly.body.data[hourly.body.data.length - 1];
     expect(last.bucket).to.equal(`${new Date().toISOString().slice(0, 13)}:00:00Z`);
     const daily = await read('/usage/timeseries?days=7');
     expect(daily.body.granularity).to.equal('day');
     expect(daily.body.data).to.have.length(8);
-    expect(daily.body.data[7]).to.deep.include({ bucket: `${new Date().toISOString().slice(0, 10)}T00:00:00Z`, requests: 3, errors: 1, spend_microcents: 400 });
+    expect(daily.body.data[7]).to.deep.include({ bucket: `${new Date().toISOString().slice(0, 10)}T00:00:00Z`, requests: 4, errors: 2, spend_microcents: 400 });
   });
 
   it('refuses out-of-range windows and pages with 400', async () => {

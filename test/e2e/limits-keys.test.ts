@@ -86,6 +86,22 @@ describe('rate limits per API key by balance tier (SPEC 8.1, 8.3)', function () 
     expect(limitHeaders(byKey)).to.include({ limit: 30, remaining: 29 });
   });
 
+  it('documents the limit headers on every API-key route, and 429 with Retry-After', async () => {
+    const doc = (await apiClient(stack.baseUrl).get('/api/v1/openapi.json')).body;
+    const jobs = doc.paths['/api/v1/jobs/{job_id}'].get.responses;
+    for (const status of ['200', '404', '429']) {
+      expect(jobs[status].headers, status).to.include.keys('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Concurrency-Limit', 'X-Concurrency-Current');
+    }
+    expect(jobs['429'].headers).to.include.keys('Retry-After');
+    expect(jobs['429'].description).to.contain('RATE_LIMIT_EXCEEDED');
+    const scrape = doc.paths['/api/v1/scrape'].post.responses;
+    for (const status of ['200', '202']) {
+      expect(scrape[status].headers, status).to.include.keys('X-Dispatch-Entitlement-Limit', 'X-Dispatch-Entitlement-Remaining', 'X-Dispatch-Entitlement-Reset');
+    }
+    expect(scrape['429'].description).to.contain('rate_limit_exceeded');
+    expect(doc.paths['/api/v1/health/live'].get.responses['200'].headers).to.equal(undefined);
+  });
+
   describe('with two gateway processes', () => {
     let second: ExtraGateway;
     before(async () => {

@@ -311,12 +311,14 @@ describe('OAuth 2.0 authorization-code flow', function () {
         }
       });
 
-      it('refuses a body in another media type with 415', async () => {
+      it('refuses a body in another media type with 415, still with error_description and no-store', async () => {
         const res = await postToken('grant_type=authorization_code', { 'content-type': 'text/plain' });
         expect(res.status).to.equal(415);
         const json = (await res.json()) as OAuthFailure['body'];
         expect(json.error).to.equal('UNSUPPORTED_MEDIA_TYPE');
         expect(json.message).to.contain('application/x-www-form-urlencoded');
+        expect(json.error_description).to.equal(json.message);
+        expect(res.headers.get('cache-control')).to.equal('no-store');
       });
 
       it('gives exactly one key for two concurrent redemptions of one code', async () => {
@@ -379,6 +381,21 @@ describe('OAuth 2.0 authorization-code flow', function () {
           const code = await codeFor(user, client);
           expectOAuthError(await failure(exchange(client, code, { params: { code_verifier: verifier } })), 400, 'invalid_grant');
         });
+      });
+
+      it('issues the key to the organization the user acted for with X-Organization-Id', async () => {
+        const user = await createTestUser(stack);
+        const org = await apiClient(stack.baseUrl).post('/api/v1/organizations', { name: 'Integrators' }, { Authorization: `Bearer ${user.token}` });
+        expect(org.status, JSON.stringify(org.body)).to.equal(201);
+        const res = await apiClient(stack.baseUrl).post(
+          '/api/v1/oauth/authorize',
+          { client_id: client.clientId, redirect_uri: redirectUri(), state: 's', source: 'n8n' },
+          { Authorization: `Bearer ${user.token}`, 'X-Organization-Id': org.body.id },
+        );
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        const token = await exchange(client, res.body.code);
+        const owner = await stack.pool.query('SELECT account_id FROM api_keys WHERE key_prefix = $1', [token.access_token.slice(0, 12)]);
+        expect(owner.rows.map((r) => r.account_id)).to.deep.equal([org.body.account_id]);
       });
 
       it('stops exchanging for a removed client', async () => {

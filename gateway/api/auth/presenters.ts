@@ -1,12 +1,5 @@
 import type { GetCurrentUserResponse, GetWelcomeStatusResponse, OrganizationMembership, Session, Tier, User } from '../../../proto/gen/trawl/v1/accounts_pb.js';
-import { toCredits } from '../../../common/pricing.js';
-
-const MICROCENTS_PER_USD = 1_000_000;
-
-/** Microcents as US dollars, for display. */
-export function toUsd(microcents: number | bigint): number {
-  return Number(microcents) / MICROCENTS_PER_USD;
-}
+import { toCredits, toUsd } from '../../../common/pricing.js';
 
 export function presentSession(session: Session | undefined) {
   return { access_token: session?.accessToken ?? '', token_type: 'bearer' as const, expires_at: session?.expiresAt ?? '' };

@@ -7,6 +7,7 @@ import { EXTRACT_TIER } from '../../../common/tiers.js';
 import type { ControlPlane } from '../../control-plane-client.js';
 import { callOptions, syncTimeLeftMs } from '../../http/call-options.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { KEY_BUDGET_ERROR } from '../keys/errors.js';
 import { CREDIT_HEADERS } from '../shared/billing.js';
 import { ragOptions } from '../scrape/to-proto.js';
 import { ExtractRequest, ExtractResult } from './schemas.js';
@@ -32,7 +33,7 @@ export function extractRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] 
       responses: { 200: { description: 'The extraction', schema: ExtractResult, headers: CREDIT_HEADERS } },
       errors: {
         400: 'VALIDATION_ERROR also covers extraction schemas over 64 KB and prompts over 2,000 characters',
-        402: 'INSUFFICIENT_CREDITS',
+        402: `INSUFFICIENT_CREDITS or ${KEY_BUDGET_ERROR}`,
         422: 'CONTENT_BLANK, CONTENT_OVER_LIMIT (over 5 MB) or EXTRACTION_FAILED (refunded)',
         502: 'UPSTREAM_ERROR: the LLM provider failed (refunded)',
         503: 'SERVICE_UNAVAILABLE: LLM extraction is not configured',

@@ -83,7 +83,7 @@ export function oauthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
         },
       },
       errors: {
-        400: 'invalid_request (a missing or malformed parameter); invalid_grant (the code is unknown, expired, used or another client\'s, or redirect_uri or code_verifier does not match); unsupported_grant_type',
+        400: 'invalid_request (a missing or malformed parameter: what other routes answer as VALIDATION_ERROR); invalid_grant (the code is unknown, expired, used or another client\'s, or redirect_uri or code_verifier does not match); unsupported_grant_type',
         401: 'invalid_client (unknown client_id or wrong client_secret), with WWW-Authenticate: Basic',
         503: 'OAUTH_NOT_CONFIGURED (no OAuth client is registered)',
       },

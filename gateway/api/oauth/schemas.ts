@@ -89,5 +89,5 @@ export const OAuthError = ErrorEnvelope.extend({
     description:
       'invalid_request, invalid_client, invalid_grant or unsupported_grant_type (RFC 6749 5.2); OAUTH_NOT_CONFIGURED; PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE or REQUEST_TIMEOUT for a refused body.',
   }),
-  error_description: z.string().meta({ description: 'The same text as message, under the name OAuth clients read.' }),
+  error_description: z.string().optional().meta({ description: 'The same text as message, under the name OAuth clients read; absent only from an unexpected 500.' }),
 }).meta({ id: 'OAuthError', description: 'The error envelope with error_description: both an OAuth 2.0 error response and the envelope every failure is answered with.' });

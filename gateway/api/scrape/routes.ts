@@ -5,6 +5,7 @@ import { SCRAPE_REQUEST_LIMIT_BYTES } from '../../../common/limits.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { DISPATCH_LIMIT_HEADERS } from '../../../common/rate-limit-headers.js';
 import { CREDIT_HEADERS } from '../shared/billing.js';
+import { KEY_BUDGET_ERROR } from '../keys/errors.js';
 import { runScrape } from './run-scrape.js';
 import { EstimateResult, ScrapeAccepted, ScrapeRequest, ScrapeResult } from './schemas.js';
 import { toProto } from './to-proto.js';
@@ -30,7 +31,7 @@ export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       },
       errors: {
         400: 'EXCEEDS_COST_LIMIT or URL_NOT_ALLOWED',
-        402: 'INSUFFICIENT_CREDITS (details: required_credits, available_credits, estimated_tier, job_id) or PAYWALL_DETECTED',
+        402: `INSUFFICIENT_CREDITS (details: required_credits, available_credits, estimated_tier, job_id), PAYWALL_DETECTED or ${KEY_BUDGET_ERROR}`,
         403: 'BLOCKED_BY_ANTIBOT or CHALLENGE_DETECTED (refunded)',
         413: 'CONTENT_TOO_LARGE (page over 10 MB, refunded)',
         415: 'UNSUPPORTED_CONTENT_TYPE (refunded)',

@@ -61,7 +61,7 @@ describe('per-key limits', function () {
     } catch (err) {
       const e = err as TrawlError;
       expect(e.code).to.equal('RATE_LIMIT_EXCEEDED');
-      expect(e.details).to.include({ scope: 'api_key_request_limit', limit: 0 });
+      expect(e.details).to.include({ limit: 'api_key_request_limit', request_limit: 0 });
       const resetAt = new Date(String(e.details!['reset_at']));
       expect(resetAt.getUTCDate()).to.equal(1);
       expect(Number(e.details!['retry_after_seconds'])).to.be.closeTo((resetAt.getTime() - Date.now()) / 1000, 5);

@@ -85,6 +85,20 @@ describe('key revocation across control-plane replicas', function () {
     }
   });
 
+  it('still drops the key in its own process when NATS cannot take the announcement', async () => {
+    const caller = await createTestCaller(services, 0);
+    const nc = await connectNats(services.config, 'replica-offline');
+    const authenticator = createAuthenticator(services.pool, { cacheMs: 10 * 60_000 });
+    const errors: unknown[] = [];
+    const changes = startKeyChanges(nc, subject, [authenticator.forget], (err) => errors.push(err));
+    await authenticator.authenticate(caller.key);
+    await createKeyStore(services.pool, services.config.masterKeyHex).revoke(caller.accountId, caller.keyId);
+    await nc.close();
+    await changes.announce(caller.keyId);
+    expect(errors).to.have.length(1);
+    expect(await refusal(authenticator.authenticate(caller.key))).to.equal('INVALID_API_KEY');
+  });
+
   it('does not cache a lookup that raced with a revocation', async () => {
     const caller = await createTestCaller(services, 0);
     const authenticator = createAuthenticator(services.pool, { cacheMs: 10 * 60_000 });

@@ -61,6 +61,12 @@ describe('the rate-limit script (GCRA and leases in Redis)', () => {
     expect((await script.take([second], 1)).refused).to.equal(0);
   });
 
+  it('admits a write under a limit of one while the allowance is whole, rather than never', async () => {
+    const one = { key: key('one'), count: 1, periodMs: 1_000 };
+    expect((await script.take([one], 2)).refused).to.equal(0);
+    expect((await script.take([one], 2)).refused).to.equal(1);
+  });
+
   it('writes nothing for a refused request: no limit is spent and no lease taken', async () => {
     const minute = { key: key('minute'), count: 10, periodMs: 60_000 };
     const second = { key: key('second'), count: 2, periodMs: 1_000 };

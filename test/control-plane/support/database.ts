@@ -58,7 +58,8 @@ export function getControlPlaneServices(): Promise<ControlPlaneServices> {
 /** A new account holding `microcents` with an API key: the caller its jobs are admitted for. */
 export async function createTestCaller(services: ControlPlaneServices, microcents: number) {
   const { accountId } = await createAccount(services.pool, { name: 'control-plane test', initialMicrocents: microcents });
-  const key = await createApiKey(services.pool, { accountId, name: 'test', environment: 'test', masterKeyHex: services.config.masterKeyHex });
+  // Live: test keys run free of charge, and the suites check what jobs are charged.
+  const key = await createApiKey(services.pool, { accountId, name: 'test', environment: 'live', masterKeyHex: services.config.masterKeyHex });
   return { accountId, keyId: key.id, scopes: key.scopes, key: key.key };
 }
 
