@@ -39,7 +39,7 @@ export async function ensureDevApiKey(pool: pg.Pool, stateDir: string, masterKey
   const { accountId } = await createAccount(pool, { name: 'Development', initialMicrocents: DEV_ACCOUNT_MICROCENTS });
   // Enterprise limits (SPEC 8.1), so local load and benchmarks with this key are not refused at the Free tier's 30 requests a minute.
   await grantEnterprise(pool, accountId);
-  const created = await createApiKey(pool, { accountId, name: 'Development key', environment: 'test', masterKeyHex });
+  const created = await createApiKey(pool, { accountId, name: 'Development key', environment: 'live', masterKeyHex });
   await mkdir(stateDir, { recursive: true });
   await writeFile(file, `${created.key}\n`, { mode: 0o600 });
   return created.key;
