@@ -15,14 +15,26 @@ export interface RawResponse {
  */
 export function rawRequest(
   baseUrl: string,
-  opts: { method: string; path: string; headers?: Record<string, string>; body?: Buffer; contentLength?: number; closeWaitMs?: number },
+  opts: {
+    method: string;
+    path: string;
+    headers?: Record<string, string>;
+    body?: Buffer;
+    contentLength?: number;
+    /** Send the body with Transfer-Encoding: chunked (no Content-Length), one chunk per buffer. */
+    chunks?: Buffer[];
+    closeWaitMs?: number;
+  },
 ): Promise<RawResponse> {
   const url = new URL(baseUrl);
-  const body = opts.body ?? Buffer.alloc(0);
+  const body = opts.chunks
+    ? Buffer.concat([...opts.chunks.flatMap((c) => [Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n')]), Buffer.from('0\r\n\r\n')])
+    : (opts.body ?? Buffer.alloc(0));
   const headers: Record<string, string> = {
     host: url.host,
     connection: 'keep-alive',
-    ...(opts.body || opts.contentLength !== undefined ? { 'content-length': String(opts.contentLength ?? body.length) } : {}),
+    ...(opts.chunks ? { 'transfer-encoding': 'chunked' } : {}),
+    ...(!opts.chunks && (opts.body || opts.contentLength !== undefined) ? { 'content-length': String(opts.contentLength ?? body.length) } : {}),
     ...opts.headers,
   };
   const head = `${opts.method} ${opts.path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
