@@ -120,27 +120,6 @@ export const OAUTH_STATE_MAX_CHARS = 1_024;
 export const OAUTH_SOURCE_MAX_CHARS = 64;
 export const OAUTH_REDIRECT_URI_MAX_CHARS = 2_048;
 
-/** Crawl (SPEC 2.10, 8.4): page and depth bounds, cache TTL bounds, pages in flight, the SSE connection. */
-export const CRAWL_MAX_PAGES = 100_000;
-export const CRAWL_DEFAULT_MAX_PAGES = 50;
-export const CRAWL_MAX_DEPTH = 50;
-export const CRAWL_DEFAULT_MAX_DEPTH = 3;
-export const CRAWL_CACHE_TTL_MIN_S = 60;
-export const CRAWL_CACHE_TTL_MAX_S = 86_400;
-export const CRAWL_CACHE_TTL_DEFAULT_S = 900;
-export const CRAWL_HEADERS_MAX_BYTES = 32 * 1024;
-/** Pages of one crawl fetched at once, and of one host of it (one when robots.txt sets a Crawl-delay). */
-export const CRAWL_PAGES_IN_FLIGHT = 16;
-export const CRAWL_PAGES_IN_FLIGHT_PER_HOST = 8;
-/** A page answered 429 or 503 is tried again this many times, after 2, 4, 8 s; its host rests as long. */
-export const CRAWL_BACKOFF_RETRIES = 3;
-export const CRAWL_BACKOFF_BASE_MS = 2_000;
-export const CRAWL_SSE_HEARTBEAT_MS = 15_000;
-export const CRAWL_SSE_MAX_CONNECTION_MS = 30 * 60_000;
-export const CRAWL_LIST_MAX_LIMIT = 100;
-export const CRAWL_RESULTS_MAX_LIMIT = 1_000;
-export const CRAWL_RESUME_MAX_URLS = 1_000;
-
 /** API keys: name length; usage reads look back at most this many days and page at most this many requests. */
 export const API_KEY_NAME_MAX_CHARS = 100;
 export const API_KEY_USAGE_MAX_DAYS = 365;

@@ -19,8 +19,6 @@ export interface NatsNames {
   workerHeartbeatSubject(pool: string): string;
   /** Core subject carrying the id of an API key that was revoked, regenerated or given new limits; every control plane drops what it cached. */
   apiKeyChangedSubject: string;
-  /** Core subject on which the control plane says a crawl has new events stored. */
-  crawlEventsSubject(crawlId: string): string;
 }
 
 export function natsNames(prefix: string): NatsNames {
@@ -42,6 +40,5 @@ export function natsNames(prefix: string): NatsNames {
     jobDoneSubject: (jobId) => subj(`jobs.done.${jobId}`),
     workerHeartbeatSubject: (pool) => subj(`workers.heartbeat.${pool}`),
     apiKeyChangedSubject: subj('api-keys.changed'),
-    crawlEventsSubject: (crawlId) => subj(`crawls.events.${crawlId}`),
   };
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { TrawlError } from '../../common/errors.js';
 import { withTransaction } from '../billing/ledger.js';
 import { normalizeEmail } from './users.js';
+import { isUuid } from '../../common/ids.js';
 
 export type MemberRole = 'owner' | 'admin' | 'member';
 
@@ -21,8 +22,6 @@ export interface MemberRecord {
   role: MemberRole;
   joinedAt: Date;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Another organization answers exactly like a missing one. */
 function organizationNotFound(): TrawlError {
@@ -57,7 +56,7 @@ function memberOf(row: MemberRow): MemberRecord {
  */
 export function createOrganizations(pool: pg.Pool) {
   async function membership(userId: string, organizationId: string): Promise<OrganizationRecord> {
-    if (!UUID.test(organizationId)) throw organizationNotFound();
+    if (!isUuid(organizationId)) throw organizationNotFound();
     const row = (
       await pool.query<OrganizationRow>(
         `SELECT ${ORGANIZATION_COLUMNS} FROM organizations o JOIN organization_members m ON m.organization_id = o.id
@@ -124,7 +123,7 @@ export function createOrganizations(pool: pg.Pool) {
 
     async removeMember(userId: string, organizationId: string, memberUserId: string): Promise<void> {
       const mine = await membership(userId, organizationId);
-      const target = UUID.test(memberUserId)
+      const target = isUuid(memberUserId)
         ? (
             await pool.query<{ role: MemberRole }>('SELECT role FROM organization_members WHERE organization_id = $1 AND user_id = $2', [
               organizationId,

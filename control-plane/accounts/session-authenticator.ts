@@ -2,8 +2,7 @@ import type pg from 'pg';
 import { TrawlError } from '../../common/errors.js';
 import type { Caller } from './caller.js';
 import type { SessionTokens } from './session-tokens.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../../common/ids.js';
 
 export interface SessionAuthenticator {
   /** The user behind a session token, acting on their own account or on the organization named. */
@@ -39,7 +38,7 @@ export function createSessionAuthenticator(pool: pg.Pool, tokens: SessionTokens)
         scopes: ['scrape'],
       };
       if (!organizationId) return caller;
-      if (!UUID.test(organizationId)) throw organizationNotFound();
+      if (!isUuid(organizationId)) throw organizationNotFound();
       const org = (
         await pool.query<{ account_id: string }>(
           `SELECT o.account_id FROM organizations o JOIN organization_members m ON m.organization_id = o.id
@@ -51,7 +50,7 @@ export function createSessionAuthenticator(pool: pg.Pool, tokens: SessionTokens)
       return { ...caller, accountId: org.account_id, organizationId };
     },
     async scopeKeyToOrganization(caller, organizationId) {
-      if (!UUID.test(organizationId)) throw organizationNotFound();
+      if (!isUuid(organizationId)) throw organizationNotFound();
       const org = (
         await pool.query<{ account_id: string }>('SELECT account_id FROM organizations WHERE id = $1', [organizationId])
       ).rows[0];

@@ -4,6 +4,7 @@ import { MICROCENTS_PER_USD_CENT } from '../../common/pricing.js';
 import { applyLedgerEntry, withTransaction } from './ledger.js';
 import { verifyPaymentSignature } from './payment-signature.js';
 import { applyProviderSubscriptionStatus, subscriptionStatusOf, type SubscriptionStatus } from './subscription.js';
+import { isUuid } from '../../common/ids.js';
 
 export type PaymentEventOutcome = 'deposited' | 'duplicate' | 'subscription_updated' | 'ignored';
 
@@ -19,8 +20,6 @@ interface ProviderEvent {
 export function checkoutReference(sessionId: string): string {
   return `checkout:${sessionId}`;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function parseEvent(payload: Uint8Array): ProviderEvent {
   let value: unknown;
@@ -80,7 +79,7 @@ async function subscriptionAccount(client: pg.PoolClient, subscription: Record<s
   const row = (
     await client.query<{ id: string }>(
       'SELECT id FROM accounts WHERE id = $1::uuid OR (payment_customer_id IS NOT NULL AND payment_customer_id = $2) ORDER BY (id = $1::uuid) DESC NULLS LAST LIMIT 1',
-      [named && UUID.test(named) ? named : null, customer],
+      [named && isUuid(named) ? named : null, customer],
     )
   ).rows[0];
   return row?.id ?? null;

@@ -37,7 +37,7 @@ export interface JobForTask {
 
 /** What a job is asked to do, as recorded. */
 export interface JobRequestFields {
-  kind: 'scrape' | 'extract' | 'crawl_page';
+  kind: 'scrape' | 'extract';
   url: string;
   mode: string;
   formats: string[];
@@ -169,7 +169,6 @@ export interface AttemptRecord {
 export interface JobRecord {
   id: string;
   account_id: string;
-  kind: string;
   status: string;
   url: string;
   mode: string;
@@ -194,7 +193,7 @@ export interface JobRecord {
 
 /** The jobs columns of a JobRecord. */
 const JOB_RECORD_FIELDS = [
-  'id', 'account_id', 'kind', 'status', 'url', 'mode', 'formats', 'sync', 'current_tier', 'attempts', 'reserved_microcents',
+  'id', 'account_id', 'status', 'url', 'mode', 'formats', 'sync', 'current_tier', 'attempts', 'reserved_microcents',
   'charged_microcents', 'refunded_microcents', 'result_key', 'error_code', 'error_message', 'error_http_status',
   'error_details', 'created_at', 'started_at', 'completed_at',
 ];
@@ -228,7 +227,7 @@ const attemptParams = (jobId: string, a: AttemptOutcome) => [
 
 /** The job, locked, while it is still open ($1: job id). */
 const OPEN_JOB = `open_job AS (
-       SELECT id, account_id, kind, reserved_microcents FROM jobs WHERE id = $1 AND status IN ('pending', 'running') FOR UPDATE
+       SELECT id, account_id, reserved_microcents FROM jobs WHERE id = $1 AND status IN ('pending', 'running') FOR UPDATE
      )`;
 
 /** Finishes attempt $2 of open job $1 unless it already finished (a redelivered report); parameters $3-$12 from attemptParams. */
@@ -255,15 +254,14 @@ export interface JobClosing {
 
 const CLOSE_JOB_SQL = `WITH ${OPEN_JOB}, ${FINISH_ATTEMPT},
      closing AS (
-       SELECT id, account_id, kind, reserved_microcents,
+       SELECT id, account_id, reserved_microcents,
               CASE WHEN $3::text = 'succeeded'
                    THEN LEAST(coalesce((SELECT price_microcents FROM finished), 0), reserved_microcents) ELSE 0 END AS charged
        FROM open_job WHERE $2::uuid IS NULL OR EXISTS (SELECT 1 FROM finished)
      ), ledger_input AS (
        SELECT account_id, CASE WHEN $3::text = 'succeeded' THEN 'settle' ELSE 'refund' END AS kind,
               reserved_microcents - charged AS amount, $13::text AS reference
-       -- A crawl page reserves nothing of its own: its crawl holds the money.
-       FROM closing WHERE kind <> 'crawl_page'
+       FROM closing
      ), ${ledgerEntryCtes('ledger_input')},
      closed AS (
        UPDATE jobs SET status = $3::text, charged_microcents = closing.charged,
@@ -391,29 +389,4 @@ export async function loadOverdueJobIds(db: Db, limit: number): Promise<string[]
     [limit],
   );
   return res.rows.map((r) => r.id);
-}
-
-/**
- * Records a page job of a crawl with its first attempt, reserving nothing:
- * the crawl reserved for its pages when it started. Runs in the caller's
- * transaction, with the crawl's page claim.
- */
-export async function insertUnreservedJob(db: Db, job: Omit<NewJob, 'ledgerReference' | 'rejection' | 'subscriptionRejection' | 'reserveMicrocents'>): Promise<void> {
-  await run(
-    db,
-    'insert-unreserved-job',
-    `WITH job AS (
-       INSERT INTO jobs (id, account_id, api_key_id, kind, status, url, mode, formats, sync, request, tier_plan, current_tier,
-                         attempts, reserved_microcents, request_id, deadline_at, input_key)
-       VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, 1, 0, $12, $13, $14)
-       RETURNING id
-     )
-     INSERT INTO job_attempts (id, job_id, attempt_number, tier, pool, status, price_microcents)
-     SELECT $15, id, 1, $11, $16, 'queued', $17 FROM job`,
-    [
-      job.id, job.accountId, job.apiKeyId, job.kind, job.url, job.mode, job.formats, job.sync, job.request, job.tierPlan,
-      job.firstAttempt.tier, job.requestId, job.deadline, job.inputKey, job.firstAttempt.id, job.firstAttempt.pool,
-      job.firstAttempt.price_microcents,
-    ],
-  );
 }

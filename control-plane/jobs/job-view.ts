@@ -7,6 +7,7 @@ import { BROWSER_TIER } from '../../common/tiers.js';
 import { BillingSchema, EscalationSchema } from '../../proto/gen/trawl/v1/billing_pb.js';
 import { JobErrorSchema, JobSchema, ScrapeResultSchema, type Job, type ScrapeResult } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import { loadJobRecord, type Db, type JobRecord } from './job-store.js';
+import { isUuid } from '../../common/ids.js';
 
 export interface JobLoaderDeps {
   pool: Db;
@@ -17,7 +18,6 @@ export interface JobLoaderDeps {
   cachedJobs?: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A job in one of these never changes again. */
 const ENDED: ReadonlySet<string> = new Set(['succeeded', 'failed', 'rejected']);
 
@@ -62,7 +62,7 @@ export function createJobLoader(deps: JobLoaderDeps): JobLoader {
   };
   return {
     async load(jobId, accountId, ended) {
-      if (!UUID.test(jobId)) return undefined;
+      if (!isUuid(jobId)) return undefined;
       const record = await findRecord(jobId, accountId, ended);
       if (!record) return undefined;
       remember(record);

@@ -2,7 +2,7 @@ import type { DescMethod } from '@bufbuild/protobuf';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type pg from 'pg';
-import { keyRequests, keyTimeseries, keyUsageByTier, keyUsageErrors, keyUsageSummary, type KeyUsageScope } from '../../analytics/api-key-usage.js';
+import { keyRequests, keyTimeseries, keyUsageByTier, keyUsageErrors, keyUsageSummary, type KeyUsageScope } from './key-usage.js';
 import { TrawlError } from '../../common/errors.js';
 import { API_KEY_NAME_MAX_CHARS, API_KEY_USAGE_MAX_DAYS, API_KEY_USAGE_MAX_PAGE_SIZE } from '../../common/limits.js';
 import { ApiKeyService } from '../../proto/gen/trawl/v1/api_keys_pb.js';

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { TrawlError } from '../../common/errors.js';
 import { apiKeyPrefix, decryptApiKey, digestApiKey, encryptApiKey, generateApiKey } from '../accounts/api-keys.js';
+import { isUuid } from '../../common/ids.js';
 
 /** A key as its account sees it: never the key itself, which is shown once. */
 export interface StoredKey {
@@ -25,8 +26,6 @@ interface KeyRow {
 
 const KEY_COLUMNS = 'id, name, key_prefix, scopes, environment, created_at, last_used_at';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const toStored = (row: KeyRow): StoredKey => ({
   id: row.id,
   name: row.name,
@@ -43,7 +42,7 @@ export function keyNotFound(keyId: string): TrawlError {
 }
 
 function checkedId(keyId: string): string {
-  if (!UUID.test(keyId)) throw keyNotFound(keyId);
+  if (!isUuid(keyId)) throw keyNotFound(keyId);
   return keyId;
 }
 

@@ -7,12 +7,10 @@ import { ExtractRequestSchema, type ExtractRequest } from '../../proto/gen/trawl
 import { ScrapeRequestSchema, type ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import {
   AttemptRefSchema,
-  CrawlPageOptionsSchema,
   ExtractTaskSchema,
   FetchTaskSchema,
   PipelineOptionsSchema,
   TaskSchema,
-  type CrawlPageOptions,
   type PipelineOptions,
   type Task,
 } from '../../proto/gen/trawl/v1/work_pb.js';
@@ -59,16 +57,8 @@ function fetchPayload(job: JobForTask): Task['payload'] {
       timeoutMs: (req.timeout || DEFAULT_FETCH_TIMEOUT_S) * 1000,
       includeRawHtml: req.includeRawHtml,
       pipeline: pipelineOptions(req, { onlyMainContent: advanced['only_main_content'] !== false }),
-      ...crawlPageFields(job),
     }),
   };
-}
-
-/** A crawl's page job also carries the crawl's headers and what to find for its frontier (`crawl_page` in the request). */
-function crawlPageFields(job: JobForTask): { headers?: Record<string, string>; crawl?: CrawlPageOptions } {
-  if (job.kind !== 'crawl_page') return {};
-  const page = job.request['crawl_page'] as { headers?: Record<string, string>; options?: JsonObject } | undefined;
-  return { headers: page?.headers ?? {}, crawl: fromJson(CrawlPageOptionsSchema, page?.options ?? {}) };
 }
 
 function extractPayload(job: JobForTask): Task['payload'] {

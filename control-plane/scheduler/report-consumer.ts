@@ -5,7 +5,7 @@ import type { Logger } from '../../common/logger.js';
 import type { NatsNames } from '../../common/nats-names.js';
 import { AttemptReportSchema, type AttemptReport } from '../../proto/gen/trawl/v1/work_pb.js';
 import type { JobSignals } from '../jobs/job-signals.js';
-import type { Db, JobRecord } from '../jobs/job-store.js';
+import type { Db } from '../jobs/job-store.js';
 import { createStartRecorder } from '../jobs/lifecycle.js';
 import { createWriteBatcher } from '../jobs/write-batcher.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -19,16 +19,7 @@ export interface ReportConsumerDeps {
   dispatcher: Dispatcher;
   signals: JobSignals;
   log: Logger;
-  /** Runs after a finished report ended a job (or found it ended), before the report is acked. */
-  jobEnded?: JobEndHook;
 }
-
-/**
- * What runs when a job ends: `record` is the job as it ended, or null when
- * the end was applied before (the hook must then look for itself); `report`
- * is the finished report when one ended it.
- */
-export type JobEndHook = (jobId: string, record: JobRecord | null, report: AttemptReport | null) => Promise<void>;
 
 /** Reports applied at once; each holds a Postgres connection while it runs. */
 const REPORT_CONCURRENCY = 8;
@@ -59,7 +50,6 @@ export async function startReportConsumer(deps: ReportConsumerDeps): Promise<{ s
       const effects = await applyAttemptReport(reportDeps, report);
       for (const item of effects.dispatch) await deps.dispatcher.publish(item.job, item.attempt);
       for (const { jobId, signal } of effects.signals) deps.signals.announce(jobId, signal);
-      if (effects.ended && deps.jobEnded) await deps.jobEnded(report.jobId, effects.ended.record, report);
       // A lost ack only means the report comes again, and is applied as a no-op.
       acks.add(msg).catch((err: unknown) => deps.log.warn({ err }, 'acking an attempt report failed'));
     } catch (err) {

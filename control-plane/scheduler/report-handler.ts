@@ -12,12 +12,6 @@ export interface ReportEffects {
   dispatch: Array<{ job: JobForTask; attempt: AttemptRow }>;
   /** Signals to announce on the job's done subject. */
   signals: Array<{ jobId: string; signal: JobSignal }>;
-  /**
-   * Set when a finished report did not escalate: the job as it ended, or
-   * null when nothing changed (a redelivered report, an ended job), so a job
-   * end hook can finish what a process stopped before doing.
-   */
-  ended?: { record: JobRecord | null };
 }
 
 export interface ReportDeps {
@@ -58,7 +52,6 @@ export async function applyAttemptReport(deps: ReportDeps, report: AttemptReport
   const outcome = attemptOutcome(report);
   const ended = (record: JobRecord | null) => {
     if (record) effects.signals.push({ jobId: report.jobId, signal: { kind: 'ended', record } });
-    effects.ended = { record };
     return effects;
   };
 

@@ -3,14 +3,12 @@ import type { JobSignals } from '../jobs/job-signals.js';
 import { loadOverdueJobIds, loadUnpublishedAttempts, type Db } from '../jobs/job-store.js';
 import { failOpenJob } from '../jobs/lifecycle.js';
 import type { Dispatcher } from './dispatcher.js';
-import type { JobEndHook } from './report-consumer.js';
 
 export interface SweeperDeps {
   pool: Db;
   dispatcher: Dispatcher;
   signals: Pick<JobSignals, 'announce'>;
   log: Logger;
-  jobEnded?: JobEndHook;
 }
 
 /** Rows looked at per sweep and kind. */
@@ -40,10 +38,7 @@ export async function sweepOnce(deps: SweeperDeps, opts: { unpublishedAfterMs: n
       deps.log.error({ err, jobId: id }, 'failing an overdue job failed; the next sweep retries');
       return false;
     });
-    if (ended) {
-      expired += 1;
-      await deps.jobEnded?.(id, null, null).catch((err: unknown) => deps.log.error({ err, jobId: id }, 'the end hook of an overdue job failed'));
-    }
+    if (ended) expired += 1;
   }
   return { republished, expired };
 }

@@ -94,7 +94,7 @@ describe('attempt reports on a two-tier plan (Postgres)', function () {
     expect(await balanceOf(services.pool, caller.accountId)).to.equal(9_700);
 
     // The success redelivered changes nothing either.
-    expect(await applyAttemptReport(deps, success)).to.deep.equal({ dispatch: [], signals: [], ended: { record: null } });
+    expect(await applyAttemptReport(deps, success)).to.deep.equal({ dispatch: [], signals: [] });
     expect(await ledger(job.job.id)).to.have.length(2);
   });
 
@@ -130,7 +130,7 @@ describe('attempt reports on a two-tier plan (Postgres)', function () {
     ]);
     expect(await balanceOf(services.pool, caller.accountId)).to.equal(10_000);
 
-    expect(await applyAttemptReport(deps, failed)).to.deep.equal({ dispatch: [], signals: [], ended: { record: null } });
+    expect(await applyAttemptReport(deps, failed)).to.deep.equal({ dispatch: [], signals: [] });
     expect(await balanceOf(services.pool, caller.accountId)).to.equal(10_000);
   });
 
@@ -140,7 +140,7 @@ describe('attempt reports on a two-tier plan (Postgres)', function () {
     await applyAttemptReport(deps, report(job, job.attempt, { ok: false, escalate: false, errorCode: 'TARGET_NOT_FOUND', statusCode: 404 }));
     expect((await jobRow(job.job.id)).status).to.equal('failed');
     const late = await applyAttemptReport(deps, report(job, job.attempt, { ok: true, resultKey: 'k', statusCode: 200 }));
-    expect(late).to.deep.equal({ dispatch: [], signals: [], ended: { record: null } });
+    expect(late).to.deep.equal({ dispatch: [], signals: [] });
     expect(await jobRow(job.job.id)).to.include({ status: 'failed', charged_microcents: '0' });
     expect(await balanceOf(services.pool, caller.accountId)).to.equal(10_000);
   });

@@ -3,7 +3,6 @@ import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipelin
 import { AttemptFailure } from '../runtime/attempt-failure.js';
 import type { AttemptWork } from '../runtime/attempt.js';
 import type { DomainLease } from '../runtime/domain-lease.js';
-import { crawlFindings } from './crawl-findings.js';
 import { fetchPage, type FetchConfig } from './fetcher.js';
 
 export interface FetchWorkDeps {
@@ -59,14 +58,7 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       let outcome;
       try {
         outcome = await fetchPage(
-          {
-            url: task.url,
-            method: task.method,
-            body,
-            contentType: task.contentType,
-            timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
-            ...(Object.keys(task.headers).length > 0 ? { headers: task.headers } : {}),
-          },
+          { url: task.url, method: task.method, body, contentType: task.contentType, timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)) },
           deps.fetchConfig,
         );
       } finally {
@@ -83,9 +75,7 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
           fetchMs,
         });
       }
-      const report = { statusCode: outcome.statusCode, finalUrl: outcome.finalUrl, bytes: BigInt(outcome.bytes), fetchMs };
-      if (task.crawl) return { input: outcome, report: { ...report, crawl: await crawlFindings(task.crawl, outcome, deps.fetchConfig) } };
-      return { input: outcome, report };
+      return { input: outcome, report: { statusCode: outcome.statusCode, finalUrl: outcome.finalUrl, bytes: BigInt(outcome.bytes), fetchMs } };
     },
 
     process(task, page, scope) {

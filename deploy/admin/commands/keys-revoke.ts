@@ -1,6 +1,5 @@
 import { CommandError, UsageError, type AdminCommand } from '../command.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../../../common/ids.js';
 
 /** Revokes one API key by id, or by its prefix when that names exactly one key. */
 export const keysRevoke: AdminCommand = {
@@ -12,7 +11,7 @@ export const keysRevoke: AdminCommand = {
     const id = values['key-id'];
     const prefix = values['prefix'];
     if ((id === undefined) === (prefix === undefined)) throw new UsageError('give exactly one of --key-id and --prefix');
-    if (typeof id === 'string' && !UUID.test(id)) throw new UsageError('--key-id must be a key id (a UUID)');
+    if (typeof id === 'string' && !isUuid(id)) throw new UsageError('--key-id must be a key id (a UUID)');
     if (typeof prefix === 'string' && !/^sk_(live|test)_[A-Za-z0-9]{1,32}$/.test(prefix)) throw new UsageError('--prefix must look like sk_live_xxxx');
     const found = (
       await ctx.pool.query<{ id: string; key_prefix: string; account_id: string; revoked_at: Date | null }>(

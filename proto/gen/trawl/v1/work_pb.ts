@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/work.proto.
  */
 export const file_trawl_v1_work: GenFile = /*@__PURE__*/
-  fileDesc("ChN0cmF3bC92MS93b3JrLnByb3RvEgh0cmF3bC52MSKIAQoEVGFzaxIlCgdhdHRlbXB0GAEgASgLMhQudHJhd2wudjEuQXR0ZW1wdFJlZhIkCgVmZXRjaBgKIAEoCzITLnRyYXdsLnYxLkZldGNoVGFza0gAEigKB2V4dHJhY3QYCyABKAsyFS50cmF3bC52MS5FeHRyYWN0VGFza0gAQgkKB3BheWxvYWQikgEKCkF0dGVtcHRSZWYSDgoGam9iX2lkGAEgASgJEhIKCmF0dGVtcHRfaWQYAiABKAkSFgoOYXR0ZW1wdF9udW1iZXIYAyABKAUSDAoEdGllchgEIAEoCRIMCgRwb29sGAUgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYBiABKAMSEgoKYWNjb3VudF9pZBgHIAEoCSLLAgoPUGlwZWxpbmVPcHRpb25zEg8KB2Zvcm1hdHMYASADKAkSGQoRb25seV9tYWluX2NvbnRlbnQYAiABKAgSMgoRZXh0cmFjdGlvbl9zY2hlbWEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KEmV4dHJhY3Rpb25fcHJvZmlsZRgEIAEoCUgAiAEBEh4KEWV4dHJhY3Rpb25fcHJvbXB0GAUgASgJSAGIAQESEAoIZXZpZGVuY2UYBiABKAgSGwoOcmFnX2NodW5rX3NpemUYByABKAVIAogBARIYCgtyYWdfb3ZlcmxhcBgIIAEoBUgDiAEBQhUKE19leHRyYWN0aW9uX3Byb2ZpbGVCFAoSX2V4dHJhY3Rpb25fcHJvbXB0QhEKD19yYWdfY2h1bmtfc2l6ZUIOCgxfcmFnX292ZXJsYXAi1gIKCUZldGNoVGFzaxILCgN1cmwYASABKAkSDgoGbWV0aG9kGAIgASgJEhEKBGJvZHkYAyABKAlIAIgBARIRCglpbnB1dF9rZXkYBCABKAkSFAoMY29udGVudF90eXBlGAUgASgJEhIKCnRpbWVvdXRfbXMYBiABKAUSGAoQaW5jbHVkZV9yYXdfaHRtbBgHIAEoCBIrCghwaXBlbGluZRgIIAEoCzIZLnRyYXdsLnYxLlBpcGVsaW5lT3B0aW9ucxIxCgdoZWFkZXJzGAkgAygLMiAudHJhd2wudjEuRmV0Y2hUYXNrLkhlYWRlcnNFbnRyeRIpCgVjcmF3bBgKIAEoCzIaLnRyYXdsLnYxLkNyYXdsUGFnZU9wdGlvbnMaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFX2JvZHkikQEKEENyYXdsUGFnZU9wdGlvbnMSFQoNZXh0cmFjdF9saW5rcxgBIAEoCBIQCghkaXNjb3ZlchgCIAEoCBITCgtyZWFkX3JvYm90cxgDIAEoCBIPCgdzaXRlbWFwGAQgASgJEhQKDHNpdGVtYXBfcGF0aBgFIAEoCRIYChBtYXhfc2l0ZW1hcF91cmxzGAYgASgFIokBCg1DcmF3bEZpbmRpbmdzEg0KBWxpbmtzGAEgAygJEhIKCmRpc2NvdmVyZWQYAiABKAgSFAoMcm9ib3RzX2ZvdW5kGAMgASgIEhIKCnJvYm90c190eHQYBCABKAkSFAoMc2l0ZW1hcF91cmxzGAUgAygJEhUKDXNpdGVtYXBfZm91bmQYBiABKAgidwoLRXh0cmFjdFRhc2sSEgoKc291cmNlX3VybBgBIAEoCRIRCglpbnB1dF9rZXkYAiABKAkSFAoMY29udGVudF90eXBlGAMgASgJEisKCHBpcGVsaW5lGAQgASgLMhkudHJhd2wudjEuUGlwZWxpbmVPcHRpb25zIpcDCg1BdHRlbXB0UmVwb3J0Eg4KBmpvYl9pZBgBIAEoCRISCgphdHRlbXB0X2lkGAIgASgJEgwKBHRpZXIYAyABKAkSDAoEcG9vbBgEIAEoCRIRCgl3b3JrZXJfaWQYBSABKAkSJQoFcGhhc2UYBiABKA4yFi50cmF3bC52MS5BdHRlbXB0UGhhc2USCgoCb2sYByABKAgSEgoKZXJyb3JfY29kZRgIIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhAKCGVzY2FsYXRlGAogASgIEhMKC3N0YXR1c19jb2RlGAsgASgFEhEKCWZpbmFsX3VybBgMIAEoCRINCgVieXRlcxgNIAEoAxIQCghmZXRjaF9tcxgOIAEoAxISCgpwcm9jZXNzX21zGA8gASgDEhIKCnJlc3VsdF9rZXkYECABKAkSEgoKYXRfdW5peF9tcxgRIAEoAxIWCg5kZWxpdmVyeV9jb3VudBgSIAEoBRImCgVjcmF3bBgTIAEoCzIXLnRyYXdsLnYxLkNyYXdsRmluZGluZ3MqZAoMQXR0ZW1wdFBoYXNlEh0KGUFUVEVNUFRfUEhBU0VfVU5TUEVDSUZJRUQQABIZChVBVFRFTVBUX1BIQVNFX1NUQVJURUQQARIaChZBVFRFTVBUX1BIQVNFX0ZJTklTSEVEEAJiBnByb3RvMw", [file_google_protobuf_struct]);
+  fileDesc("ChN0cmF3bC92MS93b3JrLnByb3RvEgh0cmF3bC52MSKIAQoEVGFzaxIlCgdhdHRlbXB0GAEgASgLMhQudHJhd2wudjEuQXR0ZW1wdFJlZhIkCgVmZXRjaBgKIAEoCzITLnRyYXdsLnYxLkZldGNoVGFza0gAEigKB2V4dHJhY3QYCyABKAsyFS50cmF3bC52MS5FeHRyYWN0VGFza0gAQgkKB3BheWxvYWQikgEKCkF0dGVtcHRSZWYSDgoGam9iX2lkGAEgASgJEhIKCmF0dGVtcHRfaWQYAiABKAkSFgoOYXR0ZW1wdF9udW1iZXIYAyABKAUSDAoEdGllchgEIAEoCRIMCgRwb29sGAUgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYBiABKAMSEgoKYWNjb3VudF9pZBgHIAEoCSLLAgoPUGlwZWxpbmVPcHRpb25zEg8KB2Zvcm1hdHMYASADKAkSGQoRb25seV9tYWluX2NvbnRlbnQYAiABKAgSMgoRZXh0cmFjdGlvbl9zY2hlbWEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KEmV4dHJhY3Rpb25fcHJvZmlsZRgEIAEoCUgAiAEBEh4KEWV4dHJhY3Rpb25fcHJvbXB0GAUgASgJSAGIAQESEAoIZXZpZGVuY2UYBiABKAgSGwoOcmFnX2NodW5rX3NpemUYByABKAVIAogBARIYCgtyYWdfb3ZlcmxhcBgIIAEoBUgDiAEBQhUKE19leHRyYWN0aW9uX3Byb2ZpbGVCFAoSX2V4dHJhY3Rpb25fcHJvbXB0QhEKD19yYWdfY2h1bmtfc2l6ZUIOCgxfcmFnX292ZXJsYXAiyAEKCUZldGNoVGFzaxILCgN1cmwYASABKAkSDgoGbWV0aG9kGAIgASgJEhEKBGJvZHkYAyABKAlIAIgBARIRCglpbnB1dF9rZXkYBCABKAkSFAoMY29udGVudF90eXBlGAUgASgJEhIKCnRpbWVvdXRfbXMYBiABKAUSGAoQaW5jbHVkZV9yYXdfaHRtbBgHIAEoCBIrCghwaXBlbGluZRgIIAEoCzIZLnRyYXdsLnYxLlBpcGVsaW5lT3B0aW9uc0IHCgVfYm9keSJ3CgtFeHRyYWN0VGFzaxISCgpzb3VyY2VfdXJsGAEgASgJEhEKCWlucHV0X2tleRgCIAEoCRIUCgxjb250ZW50X3R5cGUYAyABKAkSKwoIcGlwZWxpbmUYBCABKAsyGS50cmF3bC52MS5QaXBlbGluZU9wdGlvbnMi7wIKDUF0dGVtcHRSZXBvcnQSDgoGam9iX2lkGAEgASgJEhIKCmF0dGVtcHRfaWQYAiABKAkSDAoEdGllchgDIAEoCRIMCgRwb29sGAQgASgJEhEKCXdvcmtlcl9pZBgFIAEoCRIlCgVwaGFzZRgGIAEoDjIWLnRyYXdsLnYxLkF0dGVtcHRQaGFzZRIKCgJvaxgHIAEoCBISCgplcnJvcl9jb2RlGAggASgJEhUKDWVycm9yX21lc3NhZ2UYCSABKAkSEAoIZXNjYWxhdGUYCiABKAgSEwoLc3RhdHVzX2NvZGUYCyABKAUSEQoJZmluYWxfdXJsGAwgASgJEg0KBWJ5dGVzGA0gASgDEhAKCGZldGNoX21zGA4gASgDEhIKCnByb2Nlc3NfbXMYDyABKAMSEgoKcmVzdWx0X2tleRgQIAEoCRISCgphdF91bml4X21zGBEgASgDEhYKDmRlbGl2ZXJ5X2NvdW50GBIgASgFKmQKDEF0dGVtcHRQaGFzZRIdChlBVFRFTVBUX1BIQVNFX1VOU1BFQ0lGSUVEEAASGQoVQVRURU1QVF9QSEFTRV9TVEFSVEVEEAESGgoWQVRURU1QVF9QSEFTRV9GSU5JU0hFRBACYgZwcm90bzM", [file_google_protobuf_struct]);
 
 /**
  * Task is published on the WORK stream, one subject per pool. Its
@@ -202,20 +202,6 @@ export type FetchTask = Message<"trawl.v1.FetchTask"> & {
    * @generated from field: trawl.v1.PipelineOptions pipeline = 8;
    */
   pipeline?: PipelineOptions | undefined;
-
-  /**
-   * Headers sent with the request (a crawl's `headers`).
-   *
-   * @generated from field: map<string, string> headers = 9;
-   */
-  headers: { [key: string]: string };
-
-  /**
-   * Set for a page of a crawl: what to find besides the content.
-   *
-   * @generated from field: trawl.v1.CrawlPageOptions crawl = 10;
-   */
-  crawl?: CrawlPageOptions | undefined;
 };
 
 /**
@@ -224,104 +210,6 @@ export type FetchTask = Message<"trawl.v1.FetchTask"> & {
  */
 export const FetchTaskSchema: GenMessage<FetchTask> = /*@__PURE__*/
   messageDesc(file_trawl_v1_work, 3);
-
-/**
- * What a crawl page task finds for the frontier. The first page of a crawl
- * also discovers: robots.txt and the sitemaps, fetched behind the same SSRF
- * guard as the page.
- *
- * @generated from message trawl.v1.CrawlPageOptions
- */
-export type CrawlPageOptions = Message<"trawl.v1.CrawlPageOptions"> & {
-  /**
-   * Return the page's links (absolute, fragment removed).
-   *
-   * @generated from field: bool extract_links = 1;
-   */
-  extractLinks: boolean;
-
-  /**
-   * @generated from field: bool discover = 2;
-   */
-  discover: boolean;
-
-  /**
-   * Read robots.txt (respect_robots, or sitemaps named there).
-   *
-   * @generated from field: bool read_robots = 3;
-   */
-  readRobots: boolean;
-
-  /**
-   * include, skip or only.
-   *
-   * @generated from field: string sitemap = 4;
-   */
-  sitemap: string;
-
-  /**
-   * @generated from field: string sitemap_path = 5;
-   */
-  sitemapPath: string;
-
-  /**
-   * At most this many sitemap URLs are returned.
-   *
-   * @generated from field: int32 max_sitemap_urls = 6;
-   */
-  maxSitemapUrls: number;
-};
-
-/**
- * Describes the message trawl.v1.CrawlPageOptions.
- * Use `create(CrawlPageOptionsSchema)` to create a new message.
- */
-export const CrawlPageOptionsSchema: GenMessage<CrawlPageOptions> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 4);
-
-/**
- * What a crawl page task found.
- *
- * @generated from message trawl.v1.CrawlFindings
- */
-export type CrawlFindings = Message<"trawl.v1.CrawlFindings"> & {
-  /**
-   * @generated from field: repeated string links = 1;
-   */
-  links: string[];
-
-  /**
-   * @generated from field: bool discovered = 2;
-   */
-  discovered: boolean;
-
-  /**
-   * @generated from field: bool robots_found = 3;
-   */
-  robotsFound: boolean;
-
-  /**
-   * @generated from field: string robots_txt = 4;
-   */
-  robotsTxt: string;
-
-  /**
-   * @generated from field: repeated string sitemap_urls = 5;
-   */
-  sitemapUrls: string[];
-
-  /**
-   * @generated from field: bool sitemap_found = 6;
-   */
-  sitemapFound: boolean;
-};
-
-/**
- * Describes the message trawl.v1.CrawlFindings.
- * Use `create(CrawlFindingsSchema)` to create a new message.
- */
-export const CrawlFindingsSchema: GenMessage<CrawlFindings> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 5);
 
 /**
  * The extract pool: caller-supplied content, waiting in Redis at input_key,
@@ -358,7 +246,7 @@ export type ExtractTask = Message<"trawl.v1.ExtractTask"> & {
  * Use `create(ExtractTaskSchema)` to create a new message.
  */
 export const ExtractTaskSchema: GenMessage<ExtractTask> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 6);
+  messageDesc(file_trawl_v1_work, 4);
 
 /**
  * AttemptReport flows back on the REPORTS stream. A finished report with
@@ -459,13 +347,6 @@ export type AttemptReport = Message<"trawl.v1.AttemptReport"> & {
    * @generated from field: int32 delivery_count = 18;
    */
   deliveryCount: number;
-
-  /**
-   * Crawl pages only.
-   *
-   * @generated from field: trawl.v1.CrawlFindings crawl = 19;
-   */
-  crawl?: CrawlFindings | undefined;
 };
 
 /**
@@ -473,7 +354,7 @@ export type AttemptReport = Message<"trawl.v1.AttemptReport"> & {
  * Use `create(AttemptReportSchema)` to create a new message.
  */
 export const AttemptReportSchema: GenMessage<AttemptReport> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 7);
+  messageDesc(file_trawl_v1_work, 5);
 
 /**
  * @generated from enum trawl.v1.AttemptPhase

@@ -1,7 +1,8 @@
 import type { ClickHouseClient } from '@clickhouse/client';
+import { isUuid } from '../../common/ids.js';
 
 /**
- * Usage of one API key, read from request_logs (analytics/schema.ts).
+ * Usage of one API key, read from the request_logs table that the analytics process owns (its schema: analytics/schema.ts).
  * ClickHouse 18.16 takes no query parameters, so every value is put into the
  * text here and nowhere else: ids must be UUIDs, numbers whole, and strings
  * go through `quote`. A request counts as failed when its status is 400 or
@@ -60,8 +61,6 @@ export interface TimeseriesRow {
   spendMicrocents: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A ClickHouse string literal. */
 export function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -73,7 +72,7 @@ function wholeNumber(value: number, name: string): number {
 }
 
 function scopeWhere(scope: KeyUsageScope): string {
-  if (!UUID.test(scope.accountId) || !UUID.test(scope.apiKeyId)) throw new Error('account and key ids must be UUIDs');
+  if (!isUuid(scope.accountId) || !isUuid(scope.apiKeyId)) throw new Error('account and key ids must be UUIDs');
   return `account_id = ${quote(scope.accountId)} AND api_key_id = ${quote(scope.apiKeyId)} AND ts >= now() - INTERVAL ${wholeNumber(scope.days, 'days')} DAY`;
 }
 

@@ -1,0 +1,6 @@
+/** A UUID in its canonical textual form (any version): what Postgres `uuid` columns accept without an error. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
