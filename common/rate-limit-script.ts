@@ -9,8 +9,10 @@ import type { Redis } from 'ioredis';
  * ids scored by expiry, microseconds).
  * ARGV: n (number of GCRA limits), cost, then per limit: its count and its
  * period in milliseconds; then the lease ceiling (-1: no leases), the lease
- * time to live in milliseconds, the mode (`acquire` or `refresh`), and the
- * lease ids.
+ * time to live in milliseconds, the mode (`acquire` or `refresh`), the
+ * number of leases to drop, the leases to drop (calls that ended, handed in
+ * with the next call rather than in a command of their own), and the lease
+ * ids to take (or renew).
  *
  * GCRA keeps one number per limit, the theoretical arrival time (TAT): each
  * request moves it on by cost × period / count; a request that would move it
@@ -32,8 +34,15 @@ local base = 3 + 2 * n
 local lease_limit = tonumber(ARGV[base])
 local lease_ttl = tonumber(ARGV[base + 1]) * 1000
 local mode = ARGV[base + 2]
+local dropped = tonumber(ARGV[base + 3])
+local first_id = base + 4 + dropped
+-- The lease set lives at least as long as its longest lease.
+local function keep_until(key, ms)
+  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+end
 if mode == 'refresh' then
-  for j = base + 3, #ARGV do redis.call('ZADD', lk, 'XX', string.format('%.0f', now + lease_ttl), ARGV[j]) end
+  for j = first_id, #ARGV do redis.call('ZADD', lk, 'XX', string.format('%.0f', now + lease_ttl), ARGV[j]) end
+  keep_until(lk, math.ceil(lease_ttl / 1000) + 1000)
   return {0, 0, 0, 0, 0}
 end
 local refused, retry = 0, 0
@@ -57,19 +66,19 @@ for i = 1, n do
 end
 local held = 0
 if lease_limit >= 0 then
+  if dropped > 0 then redis.call('ZREM', lk, unpack(ARGV, base + 4, first_id - 1)) end
   redis.call('ZREMRANGEBYSCORE', lk, '-inf', now)
   held = redis.call('ZCARD', lk)
-  local wanted = #ARGV - base - 2
+  local wanted = #ARGV - first_id + 1
   if refused == 0 and held + wanted > lease_limit then
     refused = n + 1
     retry = 1000000
   end
   if refused == 0 then
     local expiry = now + lease_ttl
-    for j = base + 3, #ARGV do redis.call('ZADD', lk, string.format('%.0f', expiry), ARGV[j]) end
+    for j = first_id, #ARGV do redis.call('ZADD', lk, string.format('%.0f', expiry), ARGV[j]) end
     held = held + wanted
-    local top = redis.call('ZRANGE', lk, -1, -1, 'WITHSCORES')
-    redis.call('PEXPIRE', lk, math.ceil((tonumber(top[2]) - now) / 1000) + 1000)
+    keep_until(lk, math.ceil(lease_ttl / 1000) + 1000)
   end
 end
 local left = first_old
@@ -102,6 +111,8 @@ export interface LeaseSet {
   ttlMs: number;
   /** Lease ids to take: a call id, or the ids of the jobs dispatched. */
   ids: readonly string[];
+  /** Leases to drop first, whatever the decision: those of calls that ended since the last call. */
+  drop?: readonly string[];
 }
 
 export interface LimitDecision {
@@ -135,13 +146,14 @@ export function rateLimitScript(redis: Redis): RateLimitScript {
     async take(limits, cost, leases) {
       const args: Array<string | number> = [...limits.map((l) => l.key), leases?.key ?? `${limits[0]?.key ?? 'none'}:no-leases`, limits.length, cost];
       for (const l of limits) args.push(l.count, l.periodMs);
-      args.push(leases ? leases.ceiling : -1, leases?.ttlMs ?? 0, 'acquire', ...(leases?.ids ?? []));
+      const drop = leases?.drop ?? [];
+      args.push(leases ? leases.ceiling : -1, leases?.ttlMs ?? 0, 'acquire', drop.length, ...drop, ...(leases?.ids ?? []));
       const [refused, retryAfterMs, remaining, resetAtMs, leasesHeld] = await run(limits.length + 1, ...args);
       return { refused: refused!, retryAfterMs: retryAfterMs!, remaining: remaining!, resetAtMs: resetAtMs!, leasesHeld: leasesHeld! };
     },
     async refresh(leaseKey, ttlMs, ids) {
       if (ids.length === 0) return;
-      await run(1, leaseKey, 0, 0, 0, ttlMs, 'refresh', ...ids);
+      await run(1, leaseKey, 0, 0, 0, ttlMs, 'refresh', 0, ...ids);
     },
   };
 }

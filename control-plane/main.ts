@@ -95,7 +95,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       workers.stop();
       signals.stop();
       keyChanges.stop();
-      limits.stop();
+      await limits.stop();
       await Promise.allSettled([pool.end(), redis.quit(), clickhouse.close()]);
     },
   };

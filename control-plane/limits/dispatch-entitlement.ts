@@ -5,6 +5,7 @@ import type { BalanceTier } from '../../common/balance-tiers.js';
 import { TrawlError } from '../../common/errors.js';
 import type { Logger } from '../../common/logger.js';
 import { rateLimitScript, retryAfterSeconds, type LimitDecision } from '../../common/rate-limit-script.js';
+import { addLimitHeaders } from '../../common/rate-limit-headers.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 import type { JobSignals } from '../jobs/job-signals.js';
 import type { AccountTiers } from './account-tiers.js';
@@ -95,12 +96,12 @@ export function createDispatchEntitlement(deps: DispatchEntitlementDeps): Dispat
     const ttlMs = Math.max(1_000, deadline.getTime() - Date.now()) + IN_FLIGHT_GRACE_MS;
     let decision = await take(accountId, tier, jobIds, ttlMs);
     if (decision.refused === 2 && (await dropEnded(accountId))) decision = await take(accountId, tier, jobIds, ttlMs);
-    for (const [name, value] of Object.entries(entitlementHeaders(tier, decision))) ctx.responseHeader.set(name, value);
+    addLimitHeaders(ctx.responseHeader, entitlementHeaders(tier, decision));
     if (decision.refused === 0) return;
 
     const concurrent = decision.refused === 2;
     const retryAfter = retryAfterSeconds(decision.retryAfterMs);
-    ctx.responseHeader.set('retry-after', String(retryAfter));
+    addLimitHeaders(ctx.responseHeader, { 'retry-after': String(retryAfter) });
     const limit = concurrent ? tier.concurrentRequests : tier.effectivePostPerMinute;
     throw new TrawlError(
       'rate_limit_exceeded',

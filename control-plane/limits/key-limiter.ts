@@ -43,11 +43,18 @@ export interface KeyLimiterOptions {
 const LIMIT_NAMES = ['requests_per_minute', 'burst_per_second', 'concurrent_requests'] as const;
 
 /**
+ * How long the lease of a call that ended may wait for the key's next call
+ * to carry it to Redis: at most this long, other processes count the ended
+ * call as still running. This process's next call never does.
+ */
+const RELEASE_DELAY_MS = 5;
+
+/**
  * Per-API-key limits of SPEC 8.1: requests per minute and burst per second
  * (GCRA, writes cost two) and concurrent calls (leases), all decided by one
  * script run in Redis. The process renews the leases of its calls still in
  * progress every third of their time to live and drops each when its call
- * ends (those ending in one turn of the event loop together).
+ * ends, with the key's next call or within RELEASE_DELAY_MS.
  */
 export function createKeyLimiter(redis: Redis, keys: RedisKeys, opts: KeyLimiterOptions): KeyLimiter {
   const script = rateLimitScript(redis);
@@ -61,14 +68,23 @@ export function createKeyLimiter(redis: Redis, keys: RedisKeys, opts: KeyLimiter
   }, Math.max(100, Math.floor(opts.leaseTtlMs / 3)));
   renew.unref();
 
-  // Leases released in one turn of the event loop leave Redis in one ZREM per key.
-  let releasing = new Map<string, string[]>();
+  // The leases of calls that ended ride along with the key's next call; those no call picks up within
+  // RELEASE_DELAY_MS leave in one ZREM per key.
+  let ended = new Map<string, string[]>();
+  let flushing: NodeJS.Timeout | undefined;
   const flushReleases = () => {
-    const batch = releasing;
-    releasing = new Map();
+    flushing = undefined;
+    const batch = ended;
+    ended = new Map();
     for (const [keyId, leases] of batch) {
       redis.zrem(keys.keyLeases(keyId), ...leases).catch((err) => opts.log.warn({ err }, 'releasing concurrency leases failed; they expire'));
     }
+  };
+  const takeEnded = (keyId: string): string[] => {
+    const leases = ended.get(keyId);
+    if (!leases) return [];
+    ended.delete(keyId);
+    return leases;
   };
 
   const headersOf = (tier: BalanceTier, d: LimitDecision, held: number): Record<string, string> => ({
@@ -82,14 +98,22 @@ export function createKeyLimiter(redis: Redis, keys: RedisKeys, opts: KeyLimiter
   return {
     async admit(keyId, tier, cost) {
       const lease = randomUUID();
-      const decision = await script.take(
-        [
-          { key: keys.keyRate(keyId, 'minute'), count: tier.requestsPerMinute, periodMs: 60_000 },
-          { key: keys.keyRate(keyId, 'second'), count: tier.burstPerSecond, periodMs: 1_000 },
-        ],
-        cost,
-        { key: keys.keyLeases(keyId), ceiling: tier.concurrentRequests, ttlMs: opts.leaseTtlMs, ids: [lease] },
-      );
+      const drop = takeEnded(keyId);
+      let decision;
+      try {
+        decision = await script.take(
+          [
+            { key: keys.keyRate(keyId, 'minute'), count: tier.requestsPerMinute, periodMs: 60_000 },
+            { key: keys.keyRate(keyId, 'second'), count: tier.burstPerSecond, periodMs: 1_000 },
+          ],
+          cost,
+          { key: keys.keyLeases(keyId), ceiling: tier.concurrentRequests, ttlMs: opts.leaseTtlMs, ids: [lease], drop },
+        );
+      } catch (err) {
+        if (drop.length > 0) ended.set(keyId, [...drop, ...(ended.get(keyId) ?? [])]);
+        flushing ??= setTimeout(flushReleases, RELEASE_DELAY_MS);
+        throw err;
+      }
       if (decision.refused !== 0) {
         const limit = LIMIT_NAMES[decision.refused - 1]!;
         const retryAfter = retryAfterSeconds(decision.retryAfterMs);
@@ -106,15 +130,17 @@ export function createKeyLimiter(redis: Redis, keys: RedisKeys, opts: KeyLimiter
         headers: headersOf(tier, decision, decision.leasesHeld),
         release() {
           if (!live.delete(lease)) return;
-          if (releasing.size === 0) setImmediate(flushReleases);
-          const leases = releasing.get(keyId);
+          const leases = ended.get(keyId);
           if (leases) leases.push(lease);
-          else releasing.set(keyId, [lease]);
+          else ended.set(keyId, [lease]);
+          flushing ??= setTimeout(flushReleases, RELEASE_DELAY_MS);
         },
       };
     },
     stop() {
       clearInterval(renew);
+      if (flushing) clearTimeout(flushing);
+      flushReleases();
     },
   };
 }

@@ -1,7 +1,7 @@
-import type { Interceptor } from '@connectrpc/connect';
+import { ConnectError, type Interceptor } from '@connectrpc/connect';
 import { balanceTier } from '../../common/balance-tiers.js';
-import { HTTP_METHOD_HEADER } from '../../common/rate-limit-headers.js';
-import { withResponseHeaders as withHeaders } from '../../common/rpc-errors.js';
+import { addLimitHeaders, HTTP_METHOD_HEADER } from '../../common/rate-limit-headers.js';
+import { withResponseHeaders } from '../../common/rpc-errors.js';
 import { findCaller } from '../accounts/caller.js';
 import type { AccountTiers } from './account-tiers.js';
 import { RateLimitRefusal, requestCost, type KeyLimiter } from './key-limiter.js';
@@ -13,6 +13,13 @@ import { RateLimitRefusal, requestCost, type KeyLimiter } from './key-limiter.js
  * succeeds or fails. Session calls (the dashboard) and unauthenticated
  * methods are not counted: the limits are per API key (SPEC 5 rule 6).
  */
+/** The call's failure, carrying the limit headers to the gateway. */
+function withHeaders(err: unknown, headers: Record<string, string>): unknown {
+  const failed = withResponseHeaders(err, {});
+  if (failed instanceof ConnectError) addLimitHeaders(failed.metadata, headers);
+  return failed;
+}
+
 export function limitsInterceptor(deps: { tiers: AccountTiers; limiter: KeyLimiter }): Interceptor {
   return (next) => async (req) => {
     const caller = findCaller(req.contextValues);
@@ -27,7 +34,7 @@ export function limitsInterceptor(deps: { tiers: AccountTiers; limiter: KeyLimit
     }
     try {
       const res = await next(req);
-      for (const [name, value] of Object.entries(call.headers)) res.header.set(name, value);
+      addLimitHeaders(res.header, call.headers);
       return res;
     } catch (err) {
       throw withHeaders(err, call.headers);

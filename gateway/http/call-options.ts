@@ -1,7 +1,7 @@
 import type { CallOptions } from '@connectrpc/connect';
 import type { Context } from 'koa';
 import { SYNC_DEADLINE_MS } from '../../common/limits.js';
-import { HTTP_METHOD_HEADER, LIMIT_HEADER_NAMES } from '../../common/rate-limit-headers.js';
+import { HTTP_METHOD_HEADER, readLimitHeaders } from '../../common/rate-limit-headers.js';
 import type { RequestState } from './request-context.js';
 
 /** What is left of the sync safe deadline (SPEC 4.1) for a request, counted from its arrival; never negative. */
@@ -11,10 +11,8 @@ export function syncTimeLeftMs(state: RequestState): number {
 
 /** The SPEC 8.3 limit headers the control plane answered a call with (or failed it with), passed on to the client. */
 export function copyLimitHeaders(ctx: Context, headers: Headers): void {
-  for (const name of LIMIT_HEADER_NAMES) {
-    const value = headers.get(name);
-    if (value !== null) ctx.set(name, value);
-  }
+  const limits = readLimitHeaders(headers);
+  for (const name in limits) ctx.set(name, limits[name]!);
 }
 
 /** What the control plane answered a call with, or failed it with: the account and key for the request log, and the limit headers. */

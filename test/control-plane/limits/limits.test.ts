@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { HandlerContext } from '@connectrpc/connect';
 import { expect } from 'chai';
-import { BALANCE_TIERS, ENTERPRISE_TIER, balanceTier } from '../../../common/balance-tiers.js';
+import pg from 'pg';
+import { BALANCE_TIERS, ENTERPRISE_TIER, balanceTier, type BalanceTier } from '../../../common/balance-tiers.js';
 import { TrawlError } from '../../../common/errors.js';
+import { readLimitHeaders } from '../../../common/rate-limit-headers.js';
 import { createLogger } from '../../../common/logger.js';
 import { applyLedgerEntry } from '../../../control-plane/billing/ledger.js';
 import type { JobRecord } from '../../../control-plane/jobs/job-store.js';
-import { createAccountTiers } from '../../../control-plane/limits/account-tiers.js';
+import { createAccountTiers, type AccountTiers } from '../../../control-plane/limits/account-tiers.js';
 import { createDispatchEntitlement, releasingEndedJobs, type DispatchEntitlement } from '../../../control-plane/limits/dispatch-entitlement.js';
 import { createKeyLimiter, RateLimitRefusal, requestCost } from '../../../control-plane/limits/key-limiter.js';
 import { admitTestJob, createTestCaller, getControlPlaneServices, type ControlPlaneServices } from '../support/database.js';
@@ -26,6 +28,16 @@ async function refusal(promise: Promise<unknown>): Promise<TrawlError> {
   return err as TrawlError;
 }
 
+/** Asks for the tier until `check` holds (an announcement arrives just after its commit), for at most two seconds. */
+async function tierBecomes(tiers: AccountTiers, accountId: string, check: (tier: BalanceTier) => boolean): Promise<BalanceTier> {
+  const until = Date.now() + 2_000;
+  for (;;) {
+    const tier = await tiers.tierOf(accountId);
+    if (check(tier) || Date.now() > until) return tier;
+    await sleep(5);
+  }
+}
+
 describe('limits in the control plane', () => {
   let services: ControlPlaneServices;
   before(async () => {
@@ -40,31 +52,121 @@ describe('limits in the control plane', () => {
   });
 
   describe('the account tier', () => {
-    it('follows the balance at once: a deposit lifts it on the next read', async () => {
-      const tiers = createAccountTiers(services.pool);
-      const { accountId } = await createTestCaller(services, 0);
-      expect((await tiers.tierOf(accountId)).id).to.equal('free');
-      await applyLedgerEntry(services.pool, { accountId, kind: 'deposit', amountMicrocents: 60 * USD, reference: `test-deposit:${randomUUID()}` });
-      expect((await tiers.tierOf(accountId)).id).to.equal('growth');
-      await services.pool.query('UPDATE accounts SET is_enterprise = true WHERE id = $1', [accountId]);
-      expect(await tiers.tierOf(accountId)).to.deep.equal(ENTERPRISE_TIER);
+    /** A pool of its own, named, so a test can find and end its listening connection; and a count of its queries. */
+    function countedPool() {
+      const name = `tiers-test-${randomUUID().slice(0, 8)}`;
+      const pool = new pg.Pool({ connectionString: services.config.databaseUrl, max: 3, application_name: name });
+      const counted = { queries: 0 };
+      const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+      (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        counted.queries++;
+        return query(...args);
+      };
+      return { pool, name, counted };
+    }
+
+    it('reads an account once, then follows its deposits, charges and flags without reading it again', async () => {
+      const { pool, counted } = countedPool();
+      const tiers = createAccountTiers({ pool, log });
+      try {
+        await tiers.listening;
+        const { accountId } = await createTestCaller(services, 0);
+        expect((await tiers.tierOf(accountId)).id).to.equal('free');
+        expect((await tiers.tierOf(accountId)).id).to.equal('free');
+        expect(counted.queries, 'one read').to.equal(1);
+
+        await applyLedgerEntry(services.pool, { accountId, kind: 'deposit', amountMicrocents: 60 * USD, reference: `test-deposit:${randomUUID()}` });
+        expect((await tierBecomes(tiers, accountId, (t) => t.id === 'growth')).id).to.equal('growth');
+        await applyLedgerEntry(services.pool, { accountId, kind: 'deposit', amountMicrocents: 600 * USD, reference: `test-deposit:${randomUUID()}` });
+        expect((await tierBecomes(tiers, accountId, (t) => t.id === 'high_volume')).id).to.equal('high_volume');
+        await services.pool.query('UPDATE accounts SET balance_microcents = $2 WHERE id = $1', [accountId, 10 * USD]);
+        expect((await tierBecomes(tiers, accountId, (t) => t.id === 'basic')).id).to.equal('basic');
+        await services.pool.query('UPDATE accounts SET is_enterprise = true WHERE id = $1', [accountId]);
+        expect(await tierBecomes(tiers, accountId, (t) => t.id === 'enterprise')).to.deep.equal(ENTERPRISE_TIER);
+        expect(counted.queries, 'still the one read').to.equal(1);
+      } finally {
+        await tiers.stop();
+        await pool.end();
+      }
     });
 
     it("applies an enterprise account's custom limits, and ignores them without the flag", async () => {
-      const tiers = createAccountTiers(services.pool);
-      const { accountId } = await createTestCaller(services, 0);
-      await services.pool.query('UPDATE accounts SET limit_requests_per_minute = 100000, limit_concurrent_requests = 2000 WHERE id = $1', [accountId]);
-      expect((await tiers.tierOf(accountId)).id).to.equal('free');
-      await services.pool.query('UPDATE accounts SET is_enterprise = true WHERE id = $1', [accountId]);
-      expect(await tiers.tierOf(accountId)).to.deep.equal({ ...ENTERPRISE_TIER, requestsPerMinute: 100_000, concurrentRequests: 2_000 });
+      const { pool } = countedPool();
+      const tiers = createAccountTiers({ pool, log });
+      try {
+        await tiers.listening;
+        const { accountId } = await createTestCaller(services, 0);
+        expect((await tiers.tierOf(accountId)).id).to.equal('free');
+        await services.pool.query('UPDATE accounts SET limit_requests_per_minute = 100000, limit_concurrent_requests = 2000 WHERE id = $1', [accountId]);
+        await sleep(50);
+        expect((await tiers.tierOf(accountId)).id).to.equal('free');
+        await services.pool.query('UPDATE accounts SET is_enterprise = true WHERE id = $1', [accountId]);
+        const custom = { ...ENTERPRISE_TIER, requestsPerMinute: 100_000, concurrentRequests: 2_000 };
+        expect(await tierBecomes(tiers, accountId, (t) => t.id === 'enterprise')).to.deep.equal(custom);
+        // A fresh process reads the same from the row.
+        const fresh = createAccountTiers({ pool, log });
+        expect(await fresh.tierOf(accountId)).to.deep.equal(custom);
+        await fresh.stop();
+      } finally {
+        await tiers.stop();
+        await pool.end();
+      }
     });
 
     it('answers calls arriving together from one read, each with its own account', async () => {
-      const tiers = createAccountTiers(services.pool);
-      const poor = await createTestCaller(services, 0);
-      const rich = await createTestCaller(services, 600 * USD);
-      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => tiers.tierOf(i % 2 ? rich.accountId : poor.accountId)));
-      answers.forEach((tier, i) => expect(tier.id).to.equal(i % 2 ? 'high_volume' : 'free'));
+      const { pool, counted } = countedPool();
+      const tiers = createAccountTiers({ pool, log });
+      try {
+        await tiers.listening;
+        const poor = await createTestCaller(services, 0);
+        const rich = await createTestCaller(services, 600 * USD);
+        const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => tiers.tierOf(i % 2 ? rich.accountId : poor.accountId)));
+        answers.forEach((tier, i) => expect(tier.id).to.equal(i % 2 ? 'high_volume' : 'free'));
+        expect(counted.queries).to.equal(1);
+      } finally {
+        await tiers.stop();
+        await pool.end();
+      }
+    });
+
+    it('reads the row on every call while its listening connection is down, and caches again once it listens', async () => {
+      const { pool, name, counted } = countedPool();
+      const tiers = createAccountTiers({ pool, log, reconnectMs: 300 });
+      try {
+        await tiers.listening;
+        const { accountId } = await createTestCaller(services, 0);
+        await tiers.tierOf(accountId);
+        const ended = await services.pool.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`,
+          [name],
+        );
+        expect(ended.rowCount).to.equal(1);
+        await sleep(50);
+        // A deposit made while nobody listens is still seen: the tier is read.
+        await applyLedgerEntry(services.pool, { accountId, kind: 'deposit', amountMicrocents: 60 * USD, reference: `test-deposit:${randomUUID()}` });
+        const before = counted.queries;
+        expect((await tiers.tierOf(accountId)).id).to.equal('growth');
+        expect((await tiers.tierOf(accountId)).id).to.equal('growth');
+        expect(counted.queries - before, 'a read per call').to.equal(2);
+
+        // Back to listening: one read, then the cache.
+        const relistened = Date.now() + 3_000;
+        while (Date.now() < relistened) {
+          const listeners = await services.pool.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'`, [name]);
+          if (listeners.rowCount === 1) break;
+          await sleep(50);
+        }
+        await sleep(50);
+        await tiers.tierOf(accountId);
+        const cached = counted.queries;
+        expect((await tiers.tierOf(accountId)).id).to.equal('growth');
+        expect(counted.queries).to.equal(cached);
+        await services.pool.query('UPDATE accounts SET is_enterprise = true WHERE id = $1', [accountId]);
+        expect((await tierBecomes(tiers, accountId, (t) => t.id === 'enterprise')).id).to.equal('enterprise');
+      } finally {
+        await tiers.stop();
+        await pool.end();
+      }
     });
   });
 
@@ -94,10 +196,30 @@ describe('limits in the control plane', () => {
         expect(err.code).to.equal('RATE_LIMIT_EXCEEDED');
         expect(err.details).to.include({ limit: 'concurrent_requests', account_tier: 'free', retry_after_seconds: 1 });
         expect((err as RateLimitRefusal).headers).to.include({ 'retry-after': '1', 'x-concurrency-current': '3', 'x-concurrency-limit': '3' });
+        // The next call of the key carries the ended call's lease away before counting.
         calls[0]!.release();
-        await sleep(20);
         const next = await limiter.admit(keyId, tier, 1);
         expect(next.headers['x-concurrency-current']).to.equal('3');
+      } finally {
+        limiter.stop();
+      }
+    });
+
+    it('drops the lease of an ended call from Redis within moments when no call of the key follows, so other processes see the slot free', async () => {
+      const limiter = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 5_000, log });
+      const keyId = randomUUID();
+      try {
+        const calls = [await limiter.admit(keyId, FREE, 1), await limiter.admit(keyId, FREE, 1)];
+        expect(await services.redis.zcard(services.keys.keyLeases(keyId))).to.equal(2);
+        calls[0]!.release();
+        calls[1]!.release();
+        calls[1]!.release();
+        await sleep(100);
+        expect(await services.redis.zcard(services.keys.keyLeases(keyId))).to.equal(0);
+        // The lease set lives no longer than its leases could.
+        const next = await limiter.admit(keyId, FREE, 1);
+        expect(await services.redis.pttl(services.keys.keyLeases(keyId))).to.be.within(5_000, 6_000);
+        next.release();
       } finally {
         limiter.stop();
       }
@@ -137,9 +259,13 @@ describe('limits in the control plane', () => {
 
   describe('dispatch entitlement', () => {
     let entitlement: DispatchEntitlement;
-    before(() => {
-      entitlement = createDispatchEntitlement({ ...services, tiers: createAccountTiers(services.pool), docsUrl: 'http://trawl.test/api/v1/docs', log });
+    let tiers: AccountTiers;
+    before(async () => {
+      tiers = createAccountTiers({ pool: services.pool, log });
+      await tiers.listening;
+      entitlement = createDispatchEntitlement({ ...services, tiers, docsUrl: 'http://trawl.test/api/v1/docs', log });
     });
+    after(() => tiers.stop());
     const deadline = () => new Date(Date.now() + 300_000);
     const dispatch = (ctx: HandlerContext, accountId: string, ids: string[]) => entitlement.dispatch(ctx, accountId, ids, deadline(), async () => ids);
 
@@ -150,8 +276,8 @@ describe('limits in the control plane', () => {
       // Three jobs really open in Postgres, so none is dropped as ended.
       const ids = [randomUUID(), randomUUID(), randomUUID()];
       await entitlement.dispatch(ctx, accountId, ids, deadline(), () => Promise.all(ids.map((id) => admitTestJob(services, caller, { id }))));
-      expect(ctx.responseHeader.get('x-dispatch-entitlement-limit')).to.equal(String(FREE.effectivePostPerMinute));
-      expect(ctx.responseHeader.get('x-dispatch-entitlement-remaining')).to.equal(String(FREE.effectivePostPerMinute - 3));
+      expect(readLimitHeaders(ctx.responseHeader)['x-dispatch-entitlement-limit']).to.equal(String(FREE.effectivePostPerMinute));
+      expect(readLimitHeaders(ctx.responseHeader)['x-dispatch-entitlement-remaining']).to.equal(String(FREE.effectivePostPerMinute - 3));
       const refusedCtx = handlerContext();
       const err = await refusal(dispatch(refusedCtx, accountId, [randomUUID()]));
       expect(err.code).to.equal('rate_limit_exceeded');
@@ -160,7 +286,7 @@ describe('limits in the control plane', () => {
         detail: { scope: 'global_concurrent', domain: null, limit: 3, in_flight: 3, requested: 1, accepted: 0, account_tier: 'free', retry_after_seconds: 1 },
         docs_url: 'http://trawl.test/api/v1/docs',
       });
-      expect(refusedCtx.responseHeader.get('retry-after')).to.equal('1');
+      expect(readLimitHeaders(refusedCtx.responseHeader)['retry-after']).to.equal('1');
     });
 
     it('refuses dispatches over the effective POST per minute with scope global_rate', async () => {
@@ -214,11 +340,12 @@ describe('limits in the control plane', () => {
       const { accountId } = await createTestCaller(services, 250 * USD);
       const ctx = handlerContext();
       await dispatch(ctx, accountId, [randomUUID()]);
-      expect(ctx.responseHeader.get('x-dispatch-entitlement-limit')).to.equal(String(balanceTier(250 * USD, false).effectivePostPerMinute));
+      expect(readLimitHeaders(ctx.responseHeader)['x-dispatch-entitlement-limit']).to.equal(String(balanceTier(250 * USD, false).effectivePostPerMinute));
       await services.pool.query('UPDATE accounts SET is_enterprise = true WHERE id = $1', [accountId]);
+      await tierBecomes(tiers, accountId, (t) => t.id === 'enterprise');
       const after = handlerContext();
       await dispatch(after, accountId, [randomUUID()]);
-      expect(after.responseHeader.get('x-dispatch-entitlement-limit')).to.equal(String(ENTERPRISE_TIER.effectivePostPerMinute));
+      expect(readLimitHeaders(after.responseHeader)['x-dispatch-entitlement-limit']).to.equal(String(ENTERPRISE_TIER.effectivePostPerMinute));
     });
   });
 });
