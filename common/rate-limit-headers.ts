@@ -31,32 +31,43 @@ export const LIMIT_HEADER_NAMES: readonly string[] = [...Object.keys(KEY_LIMIT_H
 export const HTTP_METHOD_HEADER = 'x-trawl-http-method';
 
 /**
- * The one header the limit headers travel in from the control plane to the
- * gateway, as `name=value` pairs joined by `&` (names and values are tokens
- * and integers): one header to encode, send and decode instead of up to nine.
+ * The headers the limit headers travel in from the control plane to the
+ * gateway, as `name=value` pairs joined by `&` (names are tokens, values
+ * integers): one header to encode, send and decode instead of up to nine.
+ * The key's limits (set by the limits interceptor, also on a failed call's
+ * error) and the account's dispatch entitlement (set by the handler) each
+ * have their own, so that neither replaces the other on a failed call.
  */
-export const LIMITS_CARRIER = 'trawl-limits';
+export const LIMITS_CARRIERS = { key: 'trawl-key-limits', dispatch: 'trawl-dispatch-limits' } as const;
 
 const KNOWN: ReadonlySet<string> = new Set(LIMIT_HEADER_NAMES);
 
-/** Adds limit headers (lower-case names) to those an answer already carries. */
-export function addLimitHeaders(headers: Headers, values: Readonly<Record<string, string>>): void {
+/** Adds limit headers (lower-case names) to those the answer already carries from the same source. */
+export function addLimitHeaders(headers: Headers, from: keyof typeof LIMITS_CARRIERS, values: Readonly<Record<string, string>>): void {
   let packed = '';
   for (const name in values) packed += `${packed ? '&' : ''}${name}=${values[name]}`;
   if (!packed) return;
-  const carried = headers.get(LIMITS_CARRIER);
-  headers.set(LIMITS_CARRIER, carried ? `${carried}&${packed}` : packed);
+  const carrier = LIMITS_CARRIERS[from];
+  const carried = headers.get(carrier);
+  headers.set(carrier, carried ? `${carried}&${packed}` : packed);
 }
 
-/** The limit headers an answer carries, by lower-case name (a later value of a name wins); unknown names are dropped. */
+/**
+ * The limit headers an answer carries, by lower-case name (a later value of
+ * a name wins, the key's over the dispatch's); unknown names are dropped. A
+ * header given twice arrives joined with a comma, and is read whole.
+ */
 export function readLimitHeaders(headers: Headers): Record<string, string> {
-  const carried = headers.get(LIMITS_CARRIER);
   const out: Record<string, string> = {};
-  if (!carried) return out;
-  for (const pair of carried.split('&')) {
-    const eq = pair.indexOf('=');
-    const name = pair.slice(0, eq);
-    if (eq > 0 && KNOWN.has(name)) out[name] = pair.slice(eq + 1);
+  for (const carrier of [LIMITS_CARRIERS.dispatch, LIMITS_CARRIERS.key]) {
+    const carried = headers.get(carrier);
+    if (!carried) continue;
+    for (const part of carried.split(/[&,]/)) {
+      const pair = part.trim();
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq);
+      if (eq > 0 && KNOWN.has(name)) out[name] = pair.slice(eq + 1);
+    }
   }
   return out;
 }

@@ -96,12 +96,12 @@ export function createDispatchEntitlement(deps: DispatchEntitlementDeps): Dispat
     const ttlMs = Math.max(1_000, deadline.getTime() - Date.now()) + IN_FLIGHT_GRACE_MS;
     let decision = await take(accountId, tier, jobIds, ttlMs);
     if (decision.refused === 2 && (await dropEnded(accountId))) decision = await take(accountId, tier, jobIds, ttlMs);
-    addLimitHeaders(ctx.responseHeader, entitlementHeaders(tier, decision));
+    addLimitHeaders(ctx.responseHeader, 'dispatch', entitlementHeaders(tier, decision));
     if (decision.refused === 0) return;
 
     const concurrent = decision.refused === 2;
     const retryAfter = retryAfterSeconds(decision.retryAfterMs);
-    addLimitHeaders(ctx.responseHeader, { 'retry-after': String(retryAfter) });
+    addLimitHeaders(ctx.responseHeader, 'dispatch', { 'retry-after': String(retryAfter) });
     const limit = concurrent ? tier.concurrentRequests : tier.effectivePostPerMinute;
     throw new TrawlError(
       'rate_limit_exceeded',

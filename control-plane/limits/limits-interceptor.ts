@@ -16,7 +16,7 @@ import { RateLimitRefusal, requestCost, type KeyLimiter } from './key-limiter.js
 /** The call's failure, carrying the limit headers to the gateway. */
 function withHeaders(err: unknown, headers: Record<string, string>): unknown {
   const failed = withResponseHeaders(err, {});
-  if (failed instanceof ConnectError) addLimitHeaders(failed.metadata, headers);
+  if (failed instanceof ConnectError) addLimitHeaders(failed.metadata, 'key', headers);
   return failed;
 }
 
@@ -34,7 +34,7 @@ export function limitsInterceptor(deps: { tiers: AccountTiers; limiter: KeyLimit
     }
     try {
       const res = await next(req);
-      addLimitHeaders(res.header, call.headers);
+      addLimitHeaders(res.header, 'key', call.headers);
       return res;
     } catch (err) {
       throw withHeaders(err, call.headers);
