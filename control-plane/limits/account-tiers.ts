@@ -11,6 +11,17 @@ export interface AccountTiers {
   stop(): Promise<void>;
 }
 
+/** Who a tier is asked for: the account, and the environment of the key calling (null for a session). */
+export interface TierCaller {
+  accountId: string;
+  environment: 'live' | 'test' | null;
+}
+
+/** The tier a call runs at: a test key's is the Free tier whatever the balance (they run free of charge), anyone else's the account's. */
+export function tierOfCaller(tiers: AccountTiers, caller: TierCaller): Promise<BalanceTier> {
+  return caller.environment === 'test' ? Promise.resolve(balanceTier(0, false)) : tiers.tierOf(caller.accountId);
+}
+
 interface AccountRow {
   id: string;
   balance_microcents: string;

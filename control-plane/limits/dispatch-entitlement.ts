@@ -8,7 +8,7 @@ import { rateLimitScript, retryAfterSeconds, type LimitDecision } from '../../co
 import { addLimitHeaders } from '../../common/rate-limit-headers.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 import type { JobSignals } from '../jobs/job-signals.js';
-import type { AccountTiers } from './account-tiers.js';
+import { tierOfCaller, type AccountTiers, type TierCaller } from './account-tiers.js';
 
 /** An in-flight slot outlives its job's deadline by this much: the sweeper fails an overdue job within seconds of it. */
 const IN_FLIGHT_GRACE_MS = 60_000;
@@ -23,7 +23,7 @@ export interface DispatchEntitlement {
    * answer; over the entitlement throws rate_limit_exceeded with the SPEC 7.4
    * body and admits nothing.
    */
-  dispatch<T>(ctx: HandlerContext, accountId: string, jobIds: readonly string[], deadline: Date, admit: () => Promise<T>): Promise<T>;
+  dispatch<T>(ctx: HandlerContext, caller: TierCaller, jobIds: readonly string[], deadline: Date, admit: () => Promise<T>): Promise<T>;
   /** Frees the in-flight slots of jobs that ended; ids not held are ignored. */
   release(accountId: string, jobIds: readonly string[]): void;
 }
@@ -40,7 +40,7 @@ export interface DispatchEntitlementDeps {
 
 /** Entitlement when limits are off: everything is admitted and nothing is counted. */
 export const UNLIMITED_DISPATCH: DispatchEntitlement = {
-  dispatch: (_ctx, _accountId, _jobIds, _deadline, admit) => admit(),
+  dispatch: (_ctx, _caller, _jobIds, _deadline, admit) => admit(),
   release() {},
 };
 
@@ -91,8 +91,9 @@ export function createDispatchEntitlement(deps: DispatchEntitlementDeps): Dispat
     });
   };
 
-  const entitle = async (ctx: HandlerContext, accountId: string, jobIds: readonly string[], deadline: Date) => {
-    const tier = await deps.tiers.tierOf(accountId);
+  const entitle = async (ctx: HandlerContext, caller: TierCaller, jobIds: readonly string[], deadline: Date) => {
+    const { accountId } = caller;
+    const tier = await tierOfCaller(deps.tiers, caller);
     const ttlMs = Math.max(1_000, deadline.getTime() - Date.now()) + IN_FLIGHT_GRACE_MS;
     let decision = await take(accountId, tier, jobIds, ttlMs);
     if (decision.refused === 2 && (await dropEnded(accountId))) decision = await take(accountId, tier, jobIds, ttlMs);
@@ -125,12 +126,12 @@ export function createDispatchEntitlement(deps: DispatchEntitlementDeps): Dispat
   };
 
   return {
-    async dispatch(ctx, accountId, jobIds, deadline, admit) {
-      await entitle(ctx, accountId, jobIds, deadline);
+    async dispatch(ctx, caller, jobIds, deadline, admit) {
+      await entitle(ctx, caller, jobIds, deadline);
       try {
         return await admit();
       } catch (err) {
-        release(accountId, jobIds);
+        release(caller.accountId, jobIds);
         throw err;
       }
     },

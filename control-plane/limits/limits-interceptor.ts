@@ -1,9 +1,8 @@
 import { ConnectError, type Interceptor } from '@connectrpc/connect';
-import { balanceTier } from '../../common/balance-tiers.js';
 import { addLimitHeaders, HTTP_METHOD_HEADER } from '../../common/rate-limit-headers.js';
 import { withResponseHeaders } from '../../common/rpc-errors.js';
 import { findCaller } from '../accounts/caller.js';
-import type { AccountTiers } from './account-tiers.js';
+import { tierOfCaller, type AccountTiers } from './account-tiers.js';
 import { RateLimitRefusal, requestCost, type KeyLimiter } from './key-limiter.js';
 
 /**
@@ -24,8 +23,7 @@ export function limitsInterceptor(deps: { tiers: AccountTiers; limiter: KeyLimit
   return (next) => async (req) => {
     const caller = findCaller(req.contextValues);
     if (!caller || caller.credential !== 'api_key' || !caller.keyId) return next(req);
-    // Test keys run free of charge, so they run at the Free tier whatever the balance (docs/api.md, API keys).
-    const tier = caller.environment === 'test' ? balanceTier(0, false) : await deps.tiers.tierOf(caller.accountId);
+    const tier = await tierOfCaller(deps.tiers, caller);
     let call;
     try {
       call = await deps.limiter.admit(caller.keyId, tier, requestCost(req.header.get(HTTP_METHOD_HEADER)));

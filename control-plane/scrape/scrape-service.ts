@@ -52,7 +52,7 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       // A large request body waits in Redis, so the task stays well under the NATS message limit.
       const parked = Buffer.byteLength(request.body ?? '', 'utf8') > INLINE_BODY_LIMIT_BYTES ? { key: deps.keys.scrapeBody(jobId), value: request.body! } : undefined;
       const spec = scrapeJobSpec(request, plan, { id: jobId, ...(parked ? { inputKey: parked.key } : {}) });
-      const admitted = await deps.entitlement.dispatch(ctx, caller.accountId, [jobId], spec.deadline, () =>
+      const admitted = await deps.entitlement.dispatch(ctx, caller, [jobId], spec.deadline, () =>
         admitWithInput(deps.redis, parked, () => admitJob(deps.pool, caller, spec, req.requestId)),
       );
       const handOffEarly = request.syncPolicy !== 'wait_until_deadline';

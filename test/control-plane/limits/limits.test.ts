@@ -267,7 +267,7 @@ describe('limits in the control plane', () => {
     });
     after(() => tiers.stop());
     const deadline = () => new Date(Date.now() + 300_000);
-    const dispatch = (ctx: HandlerContext, accountId: string, ids: string[]) => entitlement.dispatch(ctx, accountId, ids, deadline(), async () => ids);
+    const dispatch = (ctx: HandlerContext, accountId: string, ids: string[]) => entitlement.dispatch(ctx, { accountId, environment: 'live' }, ids, deadline(), async () => ids);
 
     it('holds the in-flight jobs of an account to its tier and answers the SPEC 7.4 detail over it', async () => {
       const caller = await createTestCaller(services, USD);
@@ -275,7 +275,7 @@ describe('limits in the control plane', () => {
       const ctx = handlerContext();
       // Three jobs really open in Postgres, so none is dropped as ended.
       const ids = [randomUUID(), randomUUID(), randomUUID()];
-      await entitlement.dispatch(ctx, accountId, ids, deadline(), () => Promise.all(ids.map((id) => admitTestJob(services, caller, { id }))));
+      await entitlement.dispatch(ctx, { accountId, environment: 'live' }, ids, deadline(), () => Promise.all(ids.map((id) => admitTestJob(services, caller, { id }))));
       expect(readLimitHeaders(ctx.responseHeader)['x-dispatch-entitlement-limit']).to.equal(String(FREE.effectivePostPerMinute));
       expect(readLimitHeaders(ctx.responseHeader)['x-dispatch-entitlement-remaining']).to.equal(String(FREE.effectivePostPerMinute - 3));
       const refusedCtx = handlerContext();
@@ -305,7 +305,7 @@ describe('limits in the control plane', () => {
     it('frees the slots again when admission itself refuses the job', async () => {
       const { accountId } = await createTestCaller(services, 0);
       for (let i = 0; i < 4; i++) {
-        const failed = entitlement.dispatch(handlerContext(), accountId, [randomUUID()], deadline(), async () => {
+        const failed = entitlement.dispatch(handlerContext(), { accountId, environment: 'live' }, [randomUUID()], deadline(), async () => {
           throw new TrawlError('INSUFFICIENT_CREDITS', 'no money');
         });
         expect((await refusal(failed)).code).to.equal('INSUFFICIENT_CREDITS');
@@ -334,6 +334,16 @@ describe('limits in the control plane', () => {
       const ctx = handlerContext();
       const [id] = await dispatch(ctx, accountId, [randomUUID()]);
       expect(await services.redis.zrange(services.keys.dispatchInFlight(accountId), 0, -1)).to.deep.equal([id]);
+    });
+
+    it("dispatches a test key's jobs at the Free tier whatever the account's balance", async () => {
+      const { accountId } = await createTestCaller(services, 600 * USD);
+      const live = handlerContext();
+      await entitlement.dispatch(live, { accountId, environment: 'live' }, [randomUUID()], deadline(), async () => undefined);
+      expect(readLimitHeaders(live.responseHeader)['x-dispatch-entitlement-limit']).to.equal(String(balanceTier(600 * USD, false).effectivePostPerMinute));
+      const test = handlerContext();
+      await entitlement.dispatch(test, { accountId, environment: 'test' }, [randomUUID()], deadline(), async () => undefined);
+      expect(readLimitHeaders(test.responseHeader)['x-dispatch-entitlement-limit']).to.equal(String(FREE.effectivePostPerMinute));
     });
 
     it('uses the tier of the balance, and the enterprise flag', async () => {
