@@ -21,6 +21,28 @@ export function jobDeadlineMs(timeoutSeconds: number): number {
 /** Extract jobs run for at most the sync deadline. */
 export const EXTRACT_TIMEOUT_MS = SYNC_DEADLINE_MS;
 
+/**
+ * POST /api/v1/map (SPEC 2.9): URLs returned and link depth, within the
+ * crawl's bounds (SPEC 8.4); the map answers within the sync deadline with
+ * what it found by then. The history lists 1 to 100 maps a page.
+ */
+export const MAP_LIMITS = Object.freeze({
+  maxPagesDefault: 500,
+  maxPagesMax: 100_000,
+  maxDepthDefault: 3,
+  maxDepthMax: 50,
+  /** Patterns per list, and characters per pattern. */
+  maxPatterns: 100,
+  maxPatternChars: 500,
+  maxSearchChars: 500,
+  listLimitDefault: 20,
+  listLimitMax: 100,
+  /** The map job's time: the sync deadline less what the answer needs after it. */
+  timeoutMs: SYNC_DEADLINE_MS - 5_000,
+  /** Pages fetched at once for one map. */
+  concurrency: 8,
+});
+
 /** /api/v1/extract content, UTF-8 bytes. */
 export const MAX_EXTRACT_CONTENT_BYTES = 5 * 1024 * 1024;
 

@@ -34,6 +34,10 @@ export const TIER_POOLS: Readonly<Record<Tier, string>> = {
 export const EXTRACT_POOL = 'extract';
 export const EXTRACT_TIER: Tier = '3.5';
 
+/** The pool that maps sites; its fetches are plain HTTP (tier 1). */
+export const MAP_POOL = 'map';
+export const MAP_TIER: Tier = '1';
+
 export function isTier(value: string): value is Tier {
   return (TIER_ORDER as readonly string[]).includes(value);
 }

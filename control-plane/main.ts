@@ -4,6 +4,7 @@ import { runProcess } from '../common/process-runner.js';
 import { BillingService } from '../proto/gen/trawl/v1/account_billing_pb.js';
 import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
+import { MapService } from '../proto/gen/trawl/v1/map_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
@@ -16,6 +17,7 @@ import { BILLING_METHOD_AUTH, createBillingService } from './billing/billing-ser
 import { writeBillingSettings } from './billing/billing-settings.js';
 import { createPaymentProvider } from './billing/payment-provider.js';
 import { createExtractService } from './extract/extract-service.js';
+import { createMapService } from './map/map-service.js';
 import { createHealthService } from './health/health-service.js';
 import { startWorkerRegistry } from './health/worker-registry.js';
 import { startJobSignals } from './jobs/job-signals.js';
@@ -63,6 +65,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
     routes: (router) => {
       router.service(ScrapeService, createScrapeService({ ...services, availableTiers: config.availableTiers, entitlement: limits.dispatch }));
       router.service(ExtractService, createExtractService(services));
+      router.service(MapService, createMapService(services));
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));
       router.service(ApiKeyService, createKeyService({ pool, clickhouse, masterKeyHex: config.masterKeyHex, limits: keyLimits, changes: keyChanges }));
       router.service(AccountService, createAccountService({ pool, sessionTokens, welcomeBonus: config.welcomeBonus }));

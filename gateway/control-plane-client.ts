@@ -5,6 +5,7 @@ import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
 import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
+import { MapService } from '../proto/gen/trawl/v1/map_pb.js';
 import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 
@@ -12,6 +13,7 @@ export interface ControlPlane {
   scrape: Client<typeof ScrapeService>;
   health: Client<typeof HealthService>;
   extract: Client<typeof ExtractService>;
+  map: Client<typeof MapService>;
   accounts: Client<typeof AccountService>;
   billing: Client<typeof BillingService>;
   oauth: Client<typeof OAuthService>;
@@ -33,6 +35,7 @@ export function createControlPlaneClient(baseUrl: string): ControlPlane {
     scrape: createClient(ScrapeService, transport),
     health: createClient(HealthService, transport),
     extract: createClient(ExtractService, transport),
+    map: createClient(MapService, transport),
     accounts: createClient(AccountService, transport),
     billing: createClient(BillingService, transport),
     oauth: createClient(OAuthService, transport),

@@ -37,7 +37,7 @@ export interface JobForTask {
 
 /** What a job is asked to do, as recorded. */
 export interface JobRequestFields {
-  kind: 'scrape' | 'extract';
+  kind: 'scrape' | 'extract' | 'map';
   url: string;
   mode: string;
   formats: string[];

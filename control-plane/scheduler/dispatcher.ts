@@ -4,11 +4,13 @@ import { DEFAULT_FETCH_TIMEOUT_S } from '../../common/limits.js';
 import type { Logger } from '../../common/logger.js';
 import type { NatsNames } from '../../common/nats-names.js';
 import { ExtractRequestSchema, type ExtractRequest } from '../../proto/gen/trawl/v1/extract_pb.js';
+import { MapRequestSchema } from '../../proto/gen/trawl/v1/map_pb.js';
 import { ScrapeRequestSchema, type ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import {
   AttemptRefSchema,
   ExtractTaskSchema,
   FetchTaskSchema,
+  MapTaskSchema,
   PipelineOptionsSchema,
   TaskSchema,
   type PipelineOptions,
@@ -74,6 +76,12 @@ function extractPayload(job: JobForTask): Task['payload'] {
   };
 }
 
+function mapPayload(job: JobForTask): Task['payload'] {
+  return { case: 'map', value: create(MapTaskSchema, { request: fromJson(MapRequestSchema, job.request, { ignoreUnknownFields: true }) }) };
+}
+
+const PAYLOADS: Readonly<Record<string, (job: JobForTask) => Task['payload']>> = { scrape: fetchPayload, extract: extractPayload, map: mapPayload };
+
 /** The task envelope of one attempt: which attempt it is, and the payload its pool runs. */
 export function buildTask(job: JobForTask, attempt: AttemptRow): Task {
   return create(TaskSchema, {
@@ -86,7 +94,7 @@ export function buildTask(job: JobForTask, attempt: AttemptRow): Task {
       deadlineUnixMs: BigInt(job.deadline_at.getTime()),
       accountId: job.account_id,
     }),
-    payload: job.kind === 'extract' ? extractPayload(job) : fetchPayload(job),
+    payload: (PAYLOADS[job.kind] ?? fetchPayload)(job),
   });
 }
 

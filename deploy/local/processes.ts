@@ -14,6 +14,7 @@ export const ROLES = {
   gateway: 'gateway/main.ts',
   'fetch-t1': 'workers/fetch-t1/worker.ts',
   extract: 'workers/extract/worker.ts',
+  map: 'workers/map/worker.ts',
   analytics: 'analytics/main.ts',
 } as const;
 

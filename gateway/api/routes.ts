@@ -8,6 +8,7 @@ import { docsRoutes } from './docs/routes.js';
 import { extractRoutes } from './extract/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { jobRoutes } from './jobs/routes.js';
+import { mapRoutes } from './map/routes.js';
 import { legacyScrapeRoutes } from './scrape/legacy-routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
@@ -26,6 +27,7 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
     ...legacyScrapeRoutes(deps),
     ...jobRoutes(deps),
     ...extractRoutes(deps),
+    ...mapRoutes(deps),
     ...healthRoutes(deps),
     // Before any /api/v1/api-keys/{key_id} route: it holds /api/v1/api-keys/legacy-status.
     ...authRoutes(deps),

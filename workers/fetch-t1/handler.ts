@@ -3,7 +3,7 @@ import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipelin
 import { AttemptFailure } from '../runtime/attempt-failure.js';
 import type { AttemptWork } from '../runtime/attempt.js';
 import type { DomainLease } from '../runtime/domain-lease.js';
-import { fetchPage, type FetchConfig } from './fetcher.js';
+import { fetchPage, type FetchConfig } from '../fetching/http-fetcher.js';
 
 export interface FetchWorkDeps {
   /** Where large request bodies wait (the task carries their key instead). */

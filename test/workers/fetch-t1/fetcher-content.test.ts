@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Agent } from 'undici';
-import { fetchPage, type FetchConfig, type FetchRequest } from '../../../workers/fetch-t1/fetcher.js';
+import { fetchPage, type FetchConfig, type FetchRequest } from '../../../workers/fetching/http-fetcher.js';
 import { createGuardedDispatcher } from '../../../workers/fetching/ssrf-guard.js';
 import { failed, ok } from './outcome.js';
 import {

@@ -1,7 +1,7 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { expect } from 'chai';
 import type { Agent } from 'undici';
-import { fetchPage, type FetchConfig } from '../../../workers/fetch-t1/fetcher.js';
+import { fetchPage, type FetchConfig } from '../../../workers/fetching/http-fetcher.js';
 import { createGuardedDispatcher } from '../../../workers/fetching/ssrf-guard.js';
 import { failed, ok } from './outcome.js';
 import { startCountingServer } from '../../fixtures/counting-server.js';

@@ -11,7 +11,7 @@ import {
   type ResolveAll,
 } from '../../../workers/fetching/ssrf-guard.js';
 import { startCountingServer } from '../../fixtures/counting-server.js';
-import { fetchPage } from '../../../workers/fetch-t1/fetcher.js';
+import { fetchPage } from '../../../workers/fetching/http-fetcher.js';
 import type { FetchFailure } from '../../../workers/fetching/fetch-result.js';
 
 const closedGuard = { allowPrivate: false };

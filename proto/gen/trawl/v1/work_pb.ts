@@ -5,13 +5,15 @@
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { MapRequest } from "./map_pb.js";
+import { file_trawl_v1_map } from "./map_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file trawl/v1/work.proto.
  */
 export const file_trawl_v1_work: GenFile = /*@__PURE__*/
-  fileDesc("ChN0cmF3bC92MS93b3JrLnByb3RvEgh0cmF3bC52MSKIAQoEVGFzaxIlCgdhdHRlbXB0GAEgASgLMhQudHJhd2wudjEuQXR0ZW1wdFJlZhIkCgVmZXRjaBgKIAEoCzITLnRyYXdsLnYxLkZldGNoVGFza0gAEigKB2V4dHJhY3QYCyABKAsyFS50cmF3bC52MS5FeHRyYWN0VGFza0gAQgkKB3BheWxvYWQikgEKCkF0dGVtcHRSZWYSDgoGam9iX2lkGAEgASgJEhIKCmF0dGVtcHRfaWQYAiABKAkSFgoOYXR0ZW1wdF9udW1iZXIYAyABKAUSDAoEdGllchgEIAEoCRIMCgRwb29sGAUgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYBiABKAMSEgoKYWNjb3VudF9pZBgHIAEoCSLLAgoPUGlwZWxpbmVPcHRpb25zEg8KB2Zvcm1hdHMYASADKAkSGQoRb25seV9tYWluX2NvbnRlbnQYAiABKAgSMgoRZXh0cmFjdGlvbl9zY2hlbWEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KEmV4dHJhY3Rpb25fcHJvZmlsZRgEIAEoCUgAiAEBEh4KEWV4dHJhY3Rpb25fcHJvbXB0GAUgASgJSAGIAQESEAoIZXZpZGVuY2UYBiABKAgSGwoOcmFnX2NodW5rX3NpemUYByABKAVIAogBARIYCgtyYWdfb3ZlcmxhcBgIIAEoBUgDiAEBQhUKE19leHRyYWN0aW9uX3Byb2ZpbGVCFAoSX2V4dHJhY3Rpb25fcHJvbXB0QhEKD19yYWdfY2h1bmtfc2l6ZUIOCgxfcmFnX292ZXJsYXAiyAEKCUZldGNoVGFzaxILCgN1cmwYASABKAkSDgoGbWV0aG9kGAIgASgJEhEKBGJvZHkYAyABKAlIAIgBARIRCglpbnB1dF9rZXkYBCABKAkSFAoMY29udGVudF90eXBlGAUgASgJEhIKCnRpbWVvdXRfbXMYBiABKAUSGAoQaW5jbHVkZV9yYXdfaHRtbBgHIAEoCBIrCghwaXBlbGluZRgIIAEoCzIZLnRyYXdsLnYxLlBpcGVsaW5lT3B0aW9uc0IHCgVfYm9keSJ3CgtFeHRyYWN0VGFzaxISCgpzb3VyY2VfdXJsGAEgASgJEhEKCWlucHV0X2tleRgCIAEoCRIUCgxjb250ZW50X3R5cGUYAyABKAkSKwoIcGlwZWxpbmUYBCABKAsyGS50cmF3bC52MS5QaXBlbGluZU9wdGlvbnMi7wIKDUF0dGVtcHRSZXBvcnQSDgoGam9iX2lkGAEgASgJEhIKCmF0dGVtcHRfaWQYAiABKAkSDAoEdGllchgDIAEoCRIMCgRwb29sGAQgASgJEhEKCXdvcmtlcl9pZBgFIAEoCRIlCgVwaGFzZRgGIAEoDjIWLnRyYXdsLnYxLkF0dGVtcHRQaGFzZRIKCgJvaxgHIAEoCBISCgplcnJvcl9jb2RlGAggASgJEhUKDWVycm9yX21lc3NhZ2UYCSABKAkSEAoIZXNjYWxhdGUYCiABKAgSEwoLc3RhdHVzX2NvZGUYCyABKAUSEQoJZmluYWxfdXJsGAwgASgJEg0KBWJ5dGVzGA0gASgDEhAKCGZldGNoX21zGA4gASgDEhIKCnByb2Nlc3NfbXMYDyABKAMSEgoKcmVzdWx0X2tleRgQIAEoCRISCgphdF91bml4X21zGBEgASgDEhYKDmRlbGl2ZXJ5X2NvdW50GBIgASgFKmQKDEF0dGVtcHRQaGFzZRIdChlBVFRFTVBUX1BIQVNFX1VOU1BFQ0lGSUVEEAASGQoVQVRURU1QVF9QSEFTRV9TVEFSVEVEEAESGgoWQVRURU1QVF9QSEFTRV9GSU5JU0hFRBACYgZwcm90bzM", [file_google_protobuf_struct]);
+  fileDesc("ChN0cmF3bC92MS93b3JrLnByb3RvEgh0cmF3bC52MSKqAQoEVGFzaxIlCgdhdHRlbXB0GAEgASgLMhQudHJhd2wudjEuQXR0ZW1wdFJlZhIkCgVmZXRjaBgKIAEoCzITLnRyYXdsLnYxLkZldGNoVGFza0gAEigKB2V4dHJhY3QYCyABKAsyFS50cmF3bC52MS5FeHRyYWN0VGFza0gAEiAKA21hcBgMIAEoCzIRLnRyYXdsLnYxLk1hcFRhc2tIAEIJCgdwYXlsb2FkIpIBCgpBdHRlbXB0UmVmEg4KBmpvYl9pZBgBIAEoCRISCgphdHRlbXB0X2lkGAIgASgJEhYKDmF0dGVtcHRfbnVtYmVyGAMgASgFEgwKBHRpZXIYBCABKAkSDAoEcG9vbBgFIAEoCRIYChBkZWFkbGluZV91bml4X21zGAYgASgDEhIKCmFjY291bnRfaWQYByABKAkiywIKD1BpcGVsaW5lT3B0aW9ucxIPCgdmb3JtYXRzGAEgAygJEhkKEW9ubHlfbWFpbl9jb250ZW50GAIgASgIEjIKEWV4dHJhY3Rpb25fc2NoZW1hGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfChJleHRyYWN0aW9uX3Byb2ZpbGUYBCABKAlIAIgBARIeChFleHRyYWN0aW9uX3Byb21wdBgFIAEoCUgBiAEBEhAKCGV2aWRlbmNlGAYgASgIEhsKDnJhZ19jaHVua19zaXplGAcgASgFSAKIAQESGAoLcmFnX292ZXJsYXAYCCABKAVIA4gBAUIVChNfZXh0cmFjdGlvbl9wcm9maWxlQhQKEl9leHRyYWN0aW9uX3Byb21wdEIRCg9fcmFnX2NodW5rX3NpemVCDgoMX3JhZ19vdmVybGFwIsgBCglGZXRjaFRhc2sSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIRCgRib2R5GAMgASgJSACIAQESEQoJaW5wdXRfa2V5GAQgASgJEhQKDGNvbnRlbnRfdHlwZRgFIAEoCRISCgp0aW1lb3V0X21zGAYgASgFEhgKEGluY2x1ZGVfcmF3X2h0bWwYByABKAgSKwoIcGlwZWxpbmUYCCABKAsyGS50cmF3bC52MS5QaXBlbGluZU9wdGlvbnNCBwoFX2JvZHkidwoLRXh0cmFjdFRhc2sSEgoKc291cmNlX3VybBgBIAEoCRIRCglpbnB1dF9rZXkYAiABKAkSFAoMY29udGVudF90eXBlGAMgASgJEisKCHBpcGVsaW5lGAQgASgLMhkudHJhd2wudjEuUGlwZWxpbmVPcHRpb25zIu8CCg1BdHRlbXB0UmVwb3J0Eg4KBmpvYl9pZBgBIAEoCRISCgphdHRlbXB0X2lkGAIgASgJEgwKBHRpZXIYAyABKAkSDAoEcG9vbBgEIAEoCRIRCgl3b3JrZXJfaWQYBSABKAkSJQoFcGhhc2UYBiABKA4yFi50cmF3bC52MS5BdHRlbXB0UGhhc2USCgoCb2sYByABKAgSEgoKZXJyb3JfY29kZRgIIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhAKCGVzY2FsYXRlGAogASgIEhMKC3N0YXR1c19jb2RlGAsgASgFEhEKCWZpbmFsX3VybBgMIAEoCRINCgVieXRlcxgNIAEoAxIQCghmZXRjaF9tcxgOIAEoAxISCgpwcm9jZXNzX21zGA8gASgDEhIKCnJlc3VsdF9rZXkYECABKAkSEgoKYXRfdW5peF9tcxgRIAEoAxIWCg5kZWxpdmVyeV9jb3VudBgSIAEoBSIwCgdNYXBUYXNrEiUKB3JlcXVlc3QYASABKAsyFC50cmF3bC52MS5NYXBSZXF1ZXN0KmQKDEF0dGVtcHRQaGFzZRIdChlBVFRFTVBUX1BIQVNFX1VOU1BFQ0lGSUVEEAASGQoVQVRURU1QVF9QSEFTRV9TVEFSVEVEEAESGgoWQVRURU1QVF9QSEFTRV9GSU5JU0hFRBACYgZwcm90bzM", [file_google_protobuf_struct, file_trawl_v1_map]);
 
 /**
  * Task is published on the WORK stream, one subject per pool. Its
@@ -42,6 +44,12 @@ export type Task = Message<"trawl.v1.Task"> & {
      */
     value: ExtractTask;
     case: "extract";
+  } | {
+    /**
+     * @generated from field: trawl.v1.MapTask map = 12;
+     */
+    value: MapTask;
+    case: "map";
   } | { case: undefined; value?: undefined };
 };
 
@@ -355,6 +363,25 @@ export type AttemptReport = Message<"trawl.v1.AttemptReport"> & {
  */
 export const AttemptReportSchema: GenMessage<AttemptReport> = /*@__PURE__*/
   messageDesc(file_trawl_v1_work, 5);
+
+/**
+ * A site to map: the request as the caller made it (defaults applied).
+ *
+ * @generated from message trawl.v1.MapTask
+ */
+export type MapTask = Message<"trawl.v1.MapTask"> & {
+  /**
+   * @generated from field: trawl.v1.MapRequest request = 1;
+   */
+  request?: MapRequest | undefined;
+};
+
+/**
+ * Describes the message trawl.v1.MapTask.
+ * Use `create(MapTaskSchema)` to create a new message.
+ */
+export const MapTaskSchema: GenMessage<MapTask> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_work, 6);
 
 /**
  * @generated from enum trawl.v1.AttemptPhase

@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
-import { ACCEPT_ENCODING, parseContentEncoding, readBody } from '../fetching/body-reader.js';
-import { CHALLENGE_SCAN_CHARS, detectChallenge, hasBlockMarkers } from '../fetching/challenge-detector.js';
-import { asciiView, detectCharset } from '../fetching/charset.js';
-import { isTextualMime, parseContentType, sniffMime, SNIFF_BYTES } from '../fetching/content-type.js';
-import type { FetchFailure, FetchOutcome, FetchTimings } from '../fetching/fetch-result.js';
-import { classifyFetchError } from '../fetching/network-errors.js';
-import { assertUrlAllowed, createGuardedDispatcher, type GuardOptions } from '../fetching/ssrf-guard.js';
+import { ACCEPT_ENCODING, parseContentEncoding, readBody } from './body-reader.js';
+import { CHALLENGE_SCAN_CHARS, detectChallenge, hasBlockMarkers } from './challenge-detector.js';
+import { asciiView, detectCharset } from './charset.js';
+import { isTextualMime, parseContentType, sniffMime, SNIFF_BYTES } from './content-type.js';
+import type { FetchFailure, FetchOutcome, FetchTimings } from './fetch-result.js';
+import { classifyFetchError } from './network-errors.js';
+import { assertUrlAllowed, createGuardedDispatcher, type GuardOptions } from './ssrf-guard.js';
 
 export interface FetchRequest {
   url: string;
@@ -145,7 +145,8 @@ function hostOf(url: string): string {
 }
 
 /**
- * Fetches one page for tier 1: plain HTTP through the SSRF-guarded
+ * Fetches one URL over plain HTTP, as tier 1 and every pool that fetches
+ * without a browser do: through the SSRF-guarded
  * dispatcher, redirects followed by hand so every hop is checked before it
  * connects, the whole fetch bounded by one deadline, the body capped and
  * decompressed (decoding it to text is left to where it is processed), and the result classified into the
