@@ -37,6 +37,8 @@ export const MAP_LIMITS = Object.freeze({
   maxSearchChars: 500,
   listLimitDefault: 20,
   listLimitMax: 100,
+  compareLimitDefault: 100,
+  compareLimitMax: 1_000,
   /** The map job's time: the sync deadline less what the answer needs after it. */
   timeoutMs: SYNC_DEADLINE_MS - 5_000,
   /** Pages fetched at once for one map. */

@@ -10,6 +10,9 @@ import { MAP_PRICE, toCredits } from '../../common/pricing.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 import { MAP_POOL, MAP_TIER } from '../../common/tiers.js';
 import {
+  CompareMapsResponseSchema,
+  CompareSummarySchema,
+  ComparedUrlSchema,
   ListMapsResponseSchema,
   MapRecordSchema,
   MapRequestSchema,
@@ -26,6 +29,7 @@ import type { JobLoader } from '../jobs/job-view.js';
 import { failOpenJob } from '../jobs/lifecycle.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { dispatchAndWait, endedRecord } from '../scheduler/job-run.js';
+import { compareMaps, type ComparedUrl } from './map-compare.js';
 import { findMap, insertMap, listMaps, type MapRow } from './map-store.js';
 
 export interface MapServiceDeps {
@@ -54,6 +58,13 @@ function recordOf(row: MapRow, balanceMicrocents?: bigint): MapRecord {
     createdAt: row.created_at.toISOString(),
     ...(balanceMicrocents === undefined ? {} : { balanceMicrocents }),
   });
+}
+
+/** A map of the account; another account's map answers NOT_FOUND like a missing one. */
+async function ownMap(db: Db, accountId: string, mapId: string): Promise<MapRow> {
+  const row = isUuid(mapId) ? await findMap(db, accountId, mapId) : undefined;
+  if (!row) throw new TrawlError('NOT_FOUND', `No map ${mapId}`);
+  return row;
 }
 
 /**
@@ -146,10 +157,47 @@ export function createMapService(deps: MapServiceDeps): ServiceImpl<typeof MapSe
     },
 
     async getMap(req, ctx) {
+      return recordOf(await ownMap(deps.pool, callerOf(ctx).accountId, req.mapId));
+    },
+
+    async compareMaps(req, ctx) {
       const caller = callerOf(ctx);
-      const row = isUuid(req.mapId) ? await findMap(deps.pool, caller.accountId, req.mapId) : undefined;
-      if (!row) throw new TrawlError('NOT_FOUND', `No map ${req.mapId}`);
-      return recordOf(row);
+      const limit = req.limit || MAP_LIMITS.compareLimitDefault;
+      if (limit < 1 || limit > MAP_LIMITS.compareLimitMax) throw new TrawlError('VALIDATION_ERROR', `limit must be 1 to ${MAP_LIMITS.compareLimitMax}`);
+      if (req.offset < 0) throw new TrawlError('VALIDATION_ERROR', 'offset must be 0 or more');
+      const [a, b] = [await ownMap(deps.pool, caller.accountId, req.mapIdA), await ownMap(deps.pool, caller.accountId, req.mapIdB)];
+      if (a.domain !== b.domain) {
+        throw new TrawlError('VALIDATION_ERROR', `Both maps must be of the same domain; map_id_a is of ${a.domain}, map_id_b of ${b.domain}`, {
+          domain_a: a.domain,
+          domain_b: b.domain,
+        });
+      }
+      const [resultA, resultB] = [recordOf(a).result!, recordOf(b).result!];
+      const diff = compareMaps(resultA, resultB);
+      const page = (urls: ComparedUrl[]) => urls.slice(req.offset, req.offset + limit).map((u) => create(ComparedUrlSchema, u));
+      return create(CompareMapsResponseSchema, {
+        mapIdA: a.id,
+        mapIdB: b.id,
+        domain: a.domain,
+        createdAtA: a.created_at.toISOString(),
+        createdAtB: b.created_at.toISOString(),
+        summary: create(CompareSummarySchema, {
+          added: diff.added.length,
+          removed: diff.removed.length,
+          changed: diff.changed.length,
+          unchanged: diff.unchanged.length,
+          totalA: resultA.urls.length,
+          totalB: resultB.urls.length,
+          sitemapChanged: diff.sitemapChanged,
+          urlDelta: resultB.urls.length - resultA.urls.length,
+        }),
+        addedUrls: page(diff.added),
+        removedUrls: page(diff.removed),
+        changedUrls: page(diff.changed),
+        unchangedUrls: page(diff.unchanged),
+        limit,
+        offset: req.offset,
+      });
     },
   };
 }

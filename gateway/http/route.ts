@@ -22,8 +22,11 @@ export interface HeaderDoc {
 /** An answer that is not the error envelope (success, or a probe's own 503 shape). */
 export interface ResponseDoc {
   description: string;
+  /** The JSON answer. */
   schema: z.ZodType;
   headers?: Record<string, HeaderDoc>;
+  /** Other media types the route may answer with instead (a download as CSV or XML), documented as text. */
+  textMediaTypes?: readonly string[];
 }
 
 /** A route on its way out: every answer carries Deprecation, Sunset and Link, and a DEPRECATED_ENDPOINT warning. */

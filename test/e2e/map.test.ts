@@ -130,6 +130,85 @@ describe('POST /api/v1/map (end to end)', function () {
     expect((await api().get('/api/v1/map/not-a-map')).status).to.equal(404);
   });
 
+  it('compares two maps of the domain, each category paged, and refuses maps of two domains', async () => {
+    const a = await api().post('/api/v1/map', { url: `${site.url}/`, max_depth: 1, sitemap: 'skip' });
+    const b = await api().post('/api/v1/map', { url: `${site.url}/`, max_depth: 2, exclude_patterns: ['/docs/api/**'] });
+    const res = await api().get(`/api/v1/map/compare?map_id_a=${a.body.map_id}&map_id_b=${b.body.map_id}`);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    const path = (u: { url: string }) => new URL(u.url).pathname;
+    expect(res.body).to.include({ map_id_a: a.body.map_id, map_id_b: b.body.map_id, domain: '127.0.0.1', limit: 100, offset: 0 });
+    expect(res.body.summary).to.deep.equal({
+      added: 1,
+      removed: 1,
+      unchanged: 1,
+      changed: 2,
+      total_a: 4,
+      total_b: 5 - 1,
+      sitemap_changed: true,
+      url_delta: 0,
+    });
+    expect(res.body.added_urls).to.deep.equal([{ url: `${site.url}/docs/guide/install`, source_b: 'link', depth_b: 2 }]);
+    expect(res.body.removed_urls).to.deep.equal([{ url: `${site.url}/docs/api`, source_a: 'link', depth_a: 1 }]);
+    expect(res.body.changed_urls.map(path).sort()).to.deep.equal(['/blog/launch', '/docs/guide']);
+    expect(res.body.changed_urls[0]).to.include({ source_a: 'link', source_b: 'sitemap', depth_a: 1, depth_b: 1 });
+    expect(res.body.unchanged_urls.map(path)).to.deep.equal(['/']);
+    expect(res.body).to.include({ total_added: 1, total_removed: 1, total_changed: 2, total_unchanged: 1 });
+    const paged = await api().get(`/api/v1/map/compare?map_id_a=${a.body.map_id}&map_id_b=${b.body.map_id}&limit=1&offset=1`);
+    expect(paged.body.changed_urls).to.have.length(1);
+    expect(paged.body.added_urls).to.deep.equal([]);
+    expect(paged.body.summary.changed).to.equal(2);
+
+    // A map of another domain, filed directly.
+    const elsewhere = '00000000-0000-4000-8000-00000000e15e';
+    await stack.pool.query(
+      `WITH src AS (SELECT * FROM jobs WHERE id = $1)
+       INSERT INTO jobs SELECT (jsonb_populate_record(null::jobs, to_jsonb(src) || jsonb_build_object('id', $2::uuid))).* FROM src`,
+      [a.body.map_id, elsewhere],
+    );
+    await stack.pool.query(
+      `INSERT INTO maps (id, account_id, url, domain, config, result, total_urls, sitemap_found, credits_used)
+       SELECT $2, account_id, 'https://elsewhere.example/', 'elsewhere.example', config, result, total_urls, sitemap_found, credits_used FROM maps WHERE id = $1`,
+      [a.body.map_id, elsewhere],
+    );
+    const mixed = await api().get(`/api/v1/map/compare?map_id_a=${a.body.map_id}&map_id_b=${elsewhere}`);
+    expect(mixed.status).to.equal(400);
+    expect(mixed.body.error).to.equal('VALIDATION_ERROR');
+    expect((await api().get(`/api/v1/map/compare?map_id_a=${a.body.map_id}`)).status).to.equal(400);
+    expect((await api().get(`/api/v1/map/compare?map_id_a=${a.body.map_id}&map_id_b=${a.body.map_id}&limit=1001`)).status).to.equal(400);
+    const other = await createTestAccount(stack, 1_000_000);
+    expect((await apiClient(stack.baseUrl, other.key).get(`/api/v1/map/compare?map_id_a=${a.body.map_id}&map_id_b=${b.body.map_id}`)).status).to.equal(404);
+  });
+
+  it('exports a map as JSON, CSV and a sitemap, as a download', async () => {
+    const made = await api().post('/api/v1/map', { url: `${site.url}/`, include_metadata: true });
+    const get = (format?: string) => fetch(`${stack.baseUrl}/api/v1/map/${made.body.map_id}/export${format ? `?format=${format}` : ''}`, { headers: { 'X-API-Key': account.key } });
+    const json = await get();
+    expect(json.status).to.equal(200);
+    expect(json.headers.get('content-disposition')).to.equal(`attachment; filename="map-${made.body.map_id}.json"`);
+    const exported = (await json.json()) as { urls: unknown[]; config: object };
+    expect(exported.urls).to.deep.equal(made.body.urls);
+    expect(exported.config).to.include({ include_metadata: true });
+
+    const csv = await get('csv');
+    expect(csv.headers.get('content-type')).to.match(/^text\/csv/);
+    const lines = (await csv.text()).trimEnd().split('\r\n');
+    expect(lines[0]).to.equal('url,depth,source,relevance_score,title,description,last_modified');
+    expect(lines).to.have.length(made.body.total_urls + 1);
+    expect(lines[1]).to.equal(`${site.url}/,0,link,,Home,The home page,`);
+    expect(lines.find((l) => l.includes('/docs/guide,'))).to.match(/,2026-01-02$/);
+
+    const xml = await get('xml');
+    expect(xml.headers.get('content-type')).to.match(/^application\/xml/);
+    const sitemap = await xml.text();
+    expect(sitemap).to.match(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9">/);
+    expect(sitemap.match(/<loc>/g)).to.have.length(made.body.total_urls);
+    expect(sitemap).to.contain(`<url><loc>${site.url}/docs/guide</loc><lastmod>2026-01-02</lastmod></url>`);
+
+    expect((await get('pdf')).status).to.equal(400);
+    const other = await createTestAccount(stack, 1_000_000);
+    expect((await fetch(`${stack.baseUrl}/api/v1/map/${made.body.map_id}/export?format=csv`, { headers: { 'X-API-Key': other.key } })).status).to.equal(404);
+  });
+
   it('refuses bad input with 400, an empty balance with 402, and a private address with 400 URL_NOT_ALLOWED, refunded', async () => {
     for (const body of [{}, { url: 'ftp://example.com/' }, { url: `${site.url}/`, max_pages: 0 }, { url: `${site.url}/`, sitemap: 'sometimes' }, { url: `${site.url}/`, extra: 1 }, { url: `${site.url}/`, sitemap_path: 'no-slash' }]) {
       const res = await api().post('/api/v1/map', body);

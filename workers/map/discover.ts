@@ -21,8 +21,9 @@
  * a sitemap URL has the depth of its path below the start URL's folder. A
  * URL found both ways keeps the smaller depth; `source` tells where it was
  * found first (sitemaps are read before the walk, so a URL in a sitemap is a
- * `sitemap` URL). Sitemap URLs deeper than `maxDepth` are not listed, so
- * `maxDepth: 0` answers the start page alone whatever the sitemap holds.
+ * `sitemap` URL). Sitemap URLs deeper than `maxDepth` are not listed unless
+ * a link finds them within it, so `maxDepth: 0` answers the start page alone
+ * whatever the sitemap holds.
  * Sitemap URLs also seed the walk at their depth: their pages are fetched
  * for links like linked pages of the same depth.
  *
@@ -49,6 +50,7 @@ import { PathFilter } from '../discovery/path-globs.js';
 import { relevanceScore } from '../discovery/relevance.js';
 import { RobotsPolicy, RobotsTxt, robotsProductToken } from '../discovery/robots-txt.js';
 import { collectSitemapUrls, sitemapCandidates } from '../discovery/sitemap-discovery.js';
+import type { SitemapEntry } from '../discovery/sitemap-parser.js';
 import { normalizeUrl, NormalizedUrlSet } from '../discovery/url-normalizer.js';
 import { decodeText, detectCharset } from '../fetching/charset.js';
 
@@ -100,6 +102,8 @@ export type MapFetch = (
 export const SEARCH_SCAN_FACTOR = 10;
 /** The most URLs discovered for a `search`, whatever `maxPages` is. */
 export const SEARCH_SCAN_MAX = 10_000;
+/** The most sitemap URLs read, whatever `maxPages` is (the sitemap protocol's limit for one file). */
+export const SITEMAP_SCAN_MAX = 50_000;
 /** Distinct anchor texts kept per URL for scoring. */
 const MAX_ANCHORS = 10;
 
@@ -251,6 +255,8 @@ export async function discoverSite(
 
     // Sitemaps.
     let sitemapFound = false;
+    /** Sitemap URLs too deep by their path, listed (as sitemap URLs) only if a link finds them within max_depth. */
+    const deepSitemapUrls = new Map<string, SitemapEntry>();
     if (opts.sitemap !== 'skip' && !stop.signal.aborted && capacity > 0) {
       const candidates = sitemapCandidates(startKey, robotsTxt.sitemaps, opts.sitemapPath);
       const collected = await collectSitemapUrls(
@@ -263,12 +269,13 @@ export async function discoverSite(
           return res.body;
         },
         {
-          maxUrls: capacity,
+          // Deeper URLs are read too (up to a bound): a link may find them at a depth that is listed.
+          maxUrls: Math.min(SITEMAP_SCAN_MAX, Math.max(capacity * 4, 1_000)),
           concurrency,
           key: (url) => normalizeUrl(url),
           accept: (url) => {
             const key = normalizeUrl(url);
-            return key !== null && (key === startKey || (admissible(key) && withinDepth(pathDepthFrom(startKey, key), maxDepth)));
+            return key !== null && (key === startKey || admissible(key));
           },
         },
       );
@@ -278,8 +285,15 @@ export async function discoverSite(
         const key = normalizeUrl(item.url)!;
         let entry = byKey.get(key);
         if (!entry) {
-          if (!seen.add(key) || !robotsAllow(key) || full()) continue;
-          entry = add(key, pathDepthFrom(startKey, key), 'sitemap');
+          if (seen.has(key) || !robotsAllow(key)) continue;
+          const depth = pathDepthFrom(startKey, key);
+          if (!withinDepth(depth, maxDepth)) {
+            deepSitemapUrls.set(key, item);
+            continue;
+          }
+          if (full()) continue;
+          seen.add(key);
+          entry = add(key, depth, 'sitemap');
         } else {
           entry.source = 'sitemap';
         }
@@ -394,7 +408,12 @@ export async function discoverSite(
               if (child?.removed) continue;
               if (!child) {
                 if (full() || !seen.add(key) || !admissible(key)) continue;
-                child = add(key, childDepth, 'link');
+                const inSitemap = deepSitemapUrls.get(key);
+                child = add(key, childDepth, inSitemap ? 'sitemap' : 'link');
+                if (inSitemap) {
+                  child.lastModified = inSitemap.lastmod;
+                  child.feedTitle = inSitemap.title;
+                }
               } else {
                 child.depth = Math.min(child.depth, childDepth);
               }

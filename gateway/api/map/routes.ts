@@ -1,13 +1,14 @@
 import { SYNC_DEADLINE_MS } from '../../../common/limits.js';
 import { toCredits, toMicrocents } from '../../../common/pricing.js';
 import { MAP_TIER } from '../../../common/tiers.js';
-import type { MapRecord as MapRecordMessage, MappedUrl as MappedUrlMessage } from '../../../proto/gen/trawl/v1/map_pb.js';
+import type { ComparedUrl, MapRecord as MapRecordMessage, MappedUrl as MappedUrlMessage } from '../../../proto/gen/trawl/v1/map_pb.js';
 import type { ControlPlane } from '../../control-plane-client.js';
 import { callOptions, syncTimeLeftMs } from '../../http/call-options.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { KEY_BUDGET_ERROR } from '../keys/errors.js';
 import { CREDIT_HEADERS } from '../shared/billing.js';
-import { MapIdParam, MapList, MapListQuery, MapRecord, MapRequest, MapResult } from './schemas.js';
+import { EXPORT_MEDIA_TYPES, exportStream } from './export.js';
+import { MapCompareQuery, MapComparison, MapExportQuery, MapIdParam, MapList, MapListQuery, MapRecord, MapRequest, MapResult } from './schemas.js';
 
 function presentUrl(u: MappedUrlMessage) {
   const metadata = u.metadata
@@ -120,6 +121,75 @@ export function mapRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
           page: Math.floor(query.offset / query.limit) + 1,
           per_page: query.limit,
         };
+      },
+    }),
+    // Before /api/v1/map/{map_id}, which would take "compare" for an id.
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/map/compare',
+      operationId: 'compareMaps',
+      summary: 'What changed between two maps of the same domain',
+      description: 'URLs added in map B, removed since map A, changed (another source or depth) and unchanged, each category paged on its own with limit and offset; the summary always counts them all.',
+      tags: ['Map'],
+      auth: 'api_key',
+      request: { query: MapCompareQuery },
+      responses: { 200: { description: 'The comparison', schema: MapComparison } },
+      errors: { 400: 'VALIDATION_ERROR also when the maps are of different domains', 404: "NOT_FOUND (either map unknown, or another account's)" },
+      handler: async ({ ctx, query }) => {
+        const res = await deps.controlPlane.map.compareMaps(
+          { mapIdA: query.map_id_a, mapIdB: query.map_id_b, limit: query.limit, offset: query.offset },
+          callOptions(ctx, 30_000),
+        );
+        const s = res.summary!;
+        const both = (u: ComparedUrl) => ({ url: u.url, source_a: u.sourceA!, source_b: u.sourceB!, depth_a: u.depthA!, depth_b: u.depthB! });
+        ctx.body = {
+          map_id_a: res.mapIdA,
+          map_id_b: res.mapIdB,
+          domain: res.domain,
+          created_at_a: res.createdAtA,
+          created_at_b: res.createdAtB,
+          summary: {
+            added: s.added,
+            removed: s.removed,
+            unchanged: s.unchanged,
+            changed: s.changed,
+            total_a: s.totalA,
+            total_b: s.totalB,
+            sitemap_changed: s.sitemapChanged,
+            url_delta: s.urlDelta,
+          },
+          added_urls: res.addedUrls.map((u) => ({ url: u.url, source_b: u.sourceB!, depth_b: u.depthB! })),
+          removed_urls: res.removedUrls.map((u) => ({ url: u.url, source_a: u.sourceA!, depth_a: u.depthA! })),
+          changed_urls: res.changedUrls.map(both),
+          unchanged_urls: res.unchangedUrls.map(both),
+          limit: res.limit,
+          offset: res.offset,
+          total_added: s.added,
+          total_removed: s.removed,
+          total_changed: s.changed,
+          total_unchanged: s.unchanged,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/map/{map_id}/export',
+      operationId: 'exportMap',
+      summary: 'Download a map as JSON, CSV or a sitemap',
+      description: 'Streamed. CSV columns: url, depth, source, relevance_score, title, description, last_modified. XML is a sitemaps.org urlset.',
+      tags: ['Map'],
+      auth: 'api_key',
+      request: { params: MapIdParam, query: MapExportQuery },
+      responses: {
+        200: { description: 'The map as a download (Content-Disposition: attachment)', schema: MapRecord, textMediaTypes: ['text/csv', 'application/xml'] },
+      },
+      errors: { 404: "NOT_FOUND (unknown map, or another account's)" },
+      handler: async ({ ctx, params, query }) => {
+        const rec = await deps.controlPlane.map.getMap({ mapId: params.map_id }, callOptions(ctx, 30_000));
+        const ext = query.format;
+        ctx.set('Content-Disposition', `attachment; filename="map-${rec.mapId}.${ext}"`);
+        ctx.type = EXPORT_MEDIA_TYPES[ext];
+        ctx.body = ext === 'json' ? { ...presentMap(rec), config: rec.config ?? {} } : exportStream(ext, rec.result?.urls ?? []);
       },
     }),
     defineRoute({

@@ -125,3 +125,50 @@ export const MapList = z
     per_page: z.number().int(),
   })
   .meta({ id: 'MapList' });
+
+export const MapCompareQuery = z
+  .object({
+    map_id_a: z.string().min(1).max(100),
+    map_id_b: z.string().min(1).max(100),
+    limit: z.coerce.number().int().min(1).max(MAP_LIMITS.compareLimitMax).default(MAP_LIMITS.compareLimitDefault),
+    offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  })
+  .strict();
+
+const Added = z.object({ url: z.string(), source_b: z.string(), depth_b: z.number().int() });
+const Removed = z.object({ url: z.string(), source_a: z.string(), depth_a: z.number().int() });
+const Both = z.object({ url: z.string(), source_a: z.string(), source_b: z.string(), depth_a: z.number().int(), depth_b: z.number().int() });
+
+export const MapComparison = z
+  .object({
+    map_id_a: z.string(),
+    map_id_b: z.string(),
+    domain: z.string(),
+    created_at_a: z.string(),
+    created_at_b: z.string(),
+    summary: z.object({
+      added: z.number().int(),
+      removed: z.number().int(),
+      unchanged: z.number().int(),
+      changed: z.number().int().meta({ description: 'In both maps, found another way (source) or at another depth.' }),
+      total_a: z.number().int(),
+      total_b: z.number().int(),
+      sitemap_changed: z.boolean(),
+      url_delta: z.number().int().meta({ description: 'total_b - total_a' }),
+    }),
+    added_urls: z.array(Added),
+    removed_urls: z.array(Removed),
+    changed_urls: z.array(Both),
+    unchanged_urls: z.array(Both),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    total_added: z.number().int(),
+    total_removed: z.number().int(),
+    total_changed: z.number().int(),
+    total_unchanged: z.number().int(),
+  })
+  .meta({ id: 'MapComparison' });
+
+export const MapExportQuery = z
+  .object({ format: z.enum(['json', 'csv', 'xml']).default('json').meta({ description: '`json` (default), `csv`, or `xml` (a sitemap).' }) })
+  .strict();

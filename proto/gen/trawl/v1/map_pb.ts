@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/map.proto.
  */
 export const file_trawl_v1_map: GenFile = /*@__PURE__*/
-  fileDesc("ChJ0cmF3bC92MS9tYXAucHJvdG8SCHRyYXdsLnYxIrICCgpNYXBSZXF1ZXN0EgsKA3VybBgBIAEoCRIRCgltYXhfcGFnZXMYAiABKAUSEQoJbWF4X2RlcHRoGAMgASgFEhgKEGluY2x1ZGVfcGF0dGVybnMYBCADKAkSGAoQZXhjbHVkZV9wYXR0ZXJucxgFIAMoCRITCgZzZWFyY2gYBiABKAlIAIgBARIPCgdzaXRlbWFwGAcgASgJEhkKDHNpdGVtYXBfcGF0aBgIIAEoCUgBiAEBEhgKEGluY2x1ZGVfbWV0YWRhdGEYCSABKAgSGgoSaW5jbHVkZV9zdWJkb21haW5zGAogASgIEhYKDnJlc3BlY3Rfcm9ib3RzGAsgASgIEhIKCnJlcXVlc3RfaWQYDCABKAlCCQoHX3NlYXJjaEIPCg1fc2l0ZW1hcF9wYXRoIoYBCg5NYXBVcmxNZXRhZGF0YRISCgV0aXRsZRgBIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAIgASgJSAGIAQESGgoNbGFzdF9tb2RpZmllZBgDIAEoCUgCiAEBQggKBl90aXRsZUIOCgxfZGVzY3JpcHRpb25CEAoOX2xhc3RfbW9kaWZpZWQilQEKCU1hcHBlZFVybBILCgN1cmwYASABKAkSDQoFZGVwdGgYAiABKAUSDgoGc291cmNlGAMgASgJEhwKD3JlbGV2YW5jZV9zY29yZRgEIAEoAUgAiAEBEioKCG1ldGFkYXRhGAUgASgLMhgudHJhd2wudjEuTWFwVXJsTWV0YWRhdGFCEgoQX3JlbGV2YW5jZV9zY29yZSJ4ChBSb2JvdHNUeHRTdW1tYXJ5Eg4KBmV4aXN0cxgBIAEoCBIYChBkaXNhbGxvd2VkX3BhdGhzGAIgAygJEhgKC2NyYXdsX2RlbGF5GAMgASgBSACIAQESEAoIc2l0ZW1hcHMYBCADKAlCDgoMX2NyYXdsX2RlbGF5InUKCU1hcFJlc3VsdBIhCgR1cmxzGAEgAygLMhMudHJhd2wudjEuTWFwcGVkVXJsEhUKDXNpdGVtYXBfZm91bmQYAiABKAgSLgoKcm9ib3RzX3R4dBgDIAEoCzIaLnRyYXdsLnYxLlJvYm90c1R4dFN1bW1hcnkizAEKCU1hcFJlY29yZBIOCgZtYXBfaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmRvbWFpbhgDIAEoCRIjCgZyZXN1bHQYBCABKAsyEy50cmF3bC52MS5NYXBSZXN1bHQSFAoMY3JlZGl0c191c2VkGAUgASgDEicKBmNvbmZpZxgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKY3JlYXRlZF9hdBgHIAEoCRIaChJiYWxhbmNlX21pY3JvY2VudHMYCCABKAMiUAoPTGlzdE1hcHNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFEg4KBm9mZnNldBgCIAEoBRITCgZkb21haW4YAyABKAlIAIgBAUIJCgdfZG9tYWluIo4BCgpNYXBTdW1tYXJ5Eg4KBm1hcF9pZBgBIAEoCRILCgN1cmwYAiABKAkSDgoGZG9tYWluGAMgASgJEhIKCnRvdGFsX3VybHMYBCABKAUSFAoMY3JlZGl0c191c2VkGAUgASgDEhUKDXNpdGVtYXBfZm91bmQYBiABKAgSEgoKY3JlYXRlZF9hdBgHIAEoCSJFChBMaXN0TWFwc1Jlc3BvbnNlEiIKBG1hcHMYASADKAsyFC50cmF3bC52MS5NYXBTdW1tYXJ5Eg0KBXRvdGFsGAIgASgFIh8KDUdldE1hcFJlcXVlc3QSDgoGbWFwX2lkGAEgASgJMr8BCgpNYXBTZXJ2aWNlEjYKCUNyZWF0ZU1hcBIULnRyYXdsLnYxLk1hcFJlcXVlc3QaEy50cmF3bC52MS5NYXBSZWNvcmQSQQoITGlzdE1hcHMSGS50cmF3bC52MS5MaXN0TWFwc1JlcXVlc3QaGi50cmF3bC52MS5MaXN0TWFwc1Jlc3BvbnNlEjYKBkdldE1hcBIXLnRyYXdsLnYxLkdldE1hcFJlcXVlc3QaEy50cmF3bC52MS5NYXBSZWNvcmRiBnByb3RvMw", [file_google_protobuf_struct]);
+  fileDesc("ChJ0cmF3bC92MS9tYXAucHJvdG8SCHRyYXdsLnYxIrICCgpNYXBSZXF1ZXN0EgsKA3VybBgBIAEoCRIRCgltYXhfcGFnZXMYAiABKAUSEQoJbWF4X2RlcHRoGAMgASgFEhgKEGluY2x1ZGVfcGF0dGVybnMYBCADKAkSGAoQZXhjbHVkZV9wYXR0ZXJucxgFIAMoCRITCgZzZWFyY2gYBiABKAlIAIgBARIPCgdzaXRlbWFwGAcgASgJEhkKDHNpdGVtYXBfcGF0aBgIIAEoCUgBiAEBEhgKEGluY2x1ZGVfbWV0YWRhdGEYCSABKAgSGgoSaW5jbHVkZV9zdWJkb21haW5zGAogASgIEhYKDnJlc3BlY3Rfcm9ib3RzGAsgASgIEhIKCnJlcXVlc3RfaWQYDCABKAlCCQoHX3NlYXJjaEIPCg1fc2l0ZW1hcF9wYXRoIoYBCg5NYXBVcmxNZXRhZGF0YRISCgV0aXRsZRgBIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAIgASgJSAGIAQESGgoNbGFzdF9tb2RpZmllZBgDIAEoCUgCiAEBQggKBl90aXRsZUIOCgxfZGVzY3JpcHRpb25CEAoOX2xhc3RfbW9kaWZpZWQilQEKCU1hcHBlZFVybBILCgN1cmwYASABKAkSDQoFZGVwdGgYAiABKAUSDgoGc291cmNlGAMgASgJEhwKD3JlbGV2YW5jZV9zY29yZRgEIAEoAUgAiAEBEioKCG1ldGFkYXRhGAUgASgLMhgudHJhd2wudjEuTWFwVXJsTWV0YWRhdGFCEgoQX3JlbGV2YW5jZV9zY29yZSJ4ChBSb2JvdHNUeHRTdW1tYXJ5Eg4KBmV4aXN0cxgBIAEoCBIYChBkaXNhbGxvd2VkX3BhdGhzGAIgAygJEhgKC2NyYXdsX2RlbGF5GAMgASgBSACIAQESEAoIc2l0ZW1hcHMYBCADKAlCDgoMX2NyYXdsX2RlbGF5InUKCU1hcFJlc3VsdBIhCgR1cmxzGAEgAygLMhMudHJhd2wudjEuTWFwcGVkVXJsEhUKDXNpdGVtYXBfZm91bmQYAiABKAgSLgoKcm9ib3RzX3R4dBgDIAEoCzIaLnRyYXdsLnYxLlJvYm90c1R4dFN1bW1hcnkizAEKCU1hcFJlY29yZBIOCgZtYXBfaWQYASABKAkSCwoDdXJsGAIgASgJEg4KBmRvbWFpbhgDIAEoCRIjCgZyZXN1bHQYBCABKAsyEy50cmF3bC52MS5NYXBSZXN1bHQSFAoMY3JlZGl0c191c2VkGAUgASgDEicKBmNvbmZpZxgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKY3JlYXRlZF9hdBgHIAEoCRIaChJiYWxhbmNlX21pY3JvY2VudHMYCCABKAMiUAoPTGlzdE1hcHNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFEg4KBm9mZnNldBgCIAEoBRITCgZkb21haW4YAyABKAlIAIgBAUIJCgdfZG9tYWluIo4BCgpNYXBTdW1tYXJ5Eg4KBm1hcF9pZBgBIAEoCRILCgN1cmwYAiABKAkSDgoGZG9tYWluGAMgASgJEhIKCnRvdGFsX3VybHMYBCABKAUSFAoMY3JlZGl0c191c2VkGAUgASgDEhUKDXNpdGVtYXBfZm91bmQYBiABKAgSEgoKY3JlYXRlZF9hdBgHIAEoCSJFChBMaXN0TWFwc1Jlc3BvbnNlEiIKBG1hcHMYASADKAsyFC50cmF3bC52MS5NYXBTdW1tYXJ5Eg0KBXRvdGFsGAIgASgFIh8KDUdldE1hcFJlcXVlc3QSDgoGbWFwX2lkGAEgASgJIlcKEkNvbXBhcmVNYXBzUmVxdWVzdBIQCghtYXBfaWRfYRgBIAEoCRIQCghtYXBfaWRfYhgCIAEoCRINCgVsaW1pdBgDIAEoBRIOCgZvZmZzZXQYBCABKAUipgEKC0NvbXBhcmVkVXJsEgsKA3VybBgBIAEoCRIVCghzb3VyY2VfYRgCIAEoCUgAiAEBEhUKCHNvdXJjZV9iGAMgASgJSAGIAQESFAoHZGVwdGhfYRgEIAEoBUgCiAEBEhQKB2RlcHRoX2IYBSABKAVIA4gBAUILCglfc291cmNlX2FCCwoJX3NvdXJjZV9iQgoKCF9kZXB0aF9hQgoKCF9kZXB0aF9iIqIBCg5Db21wYXJlU3VtbWFyeRINCgVhZGRlZBgBIAEoBRIPCgdyZW1vdmVkGAIgASgFEhEKCXVuY2hhbmdlZBgDIAEoBRIPCgdjaGFuZ2VkGAQgASgFEg8KB3RvdGFsX2EYBSABKAUSDwoHdG90YWxfYhgGIAEoBRIXCg9zaXRlbWFwX2NoYW5nZWQYByABKAgSEQoJdXJsX2RlbHRhGAggASgFIvMCChNDb21wYXJlTWFwc1Jlc3BvbnNlEhAKCG1hcF9pZF9hGAEgASgJEhAKCG1hcF9pZF9iGAIgASgJEg4KBmRvbWFpbhgDIAEoCRIUCgxjcmVhdGVkX2F0X2EYBCABKAkSFAoMY3JlYXRlZF9hdF9iGAUgASgJEikKB3N1bW1hcnkYBiABKAsyGC50cmF3bC52MS5Db21wYXJlU3VtbWFyeRIpCgphZGRlZF91cmxzGAcgAygLMhUudHJhd2wudjEuQ29tcGFyZWRVcmwSKwoMcmVtb3ZlZF91cmxzGAggAygLMhUudHJhd2wudjEuQ29tcGFyZWRVcmwSKwoMY2hhbmdlZF91cmxzGAkgAygLMhUudHJhd2wudjEuQ29tcGFyZWRVcmwSLQoOdW5jaGFuZ2VkX3VybHMYCiADKAsyFS50cmF3bC52MS5Db21wYXJlZFVybBINCgVsaW1pdBgLIAEoBRIOCgZvZmZzZXQYDCABKAUyiwIKCk1hcFNlcnZpY2USNgoJQ3JlYXRlTWFwEhQudHJhd2wudjEuTWFwUmVxdWVzdBoTLnRyYXdsLnYxLk1hcFJlY29yZBJBCghMaXN0TWFwcxIZLnRyYXdsLnYxLkxpc3RNYXBzUmVxdWVzdBoaLnRyYXdsLnYxLkxpc3RNYXBzUmVzcG9uc2USNgoGR2V0TWFwEhcudHJhd2wudjEuR2V0TWFwUmVxdWVzdBoTLnRyYXdsLnYxLk1hcFJlY29yZBJKCgtDb21wYXJlTWFwcxIcLnRyYXdsLnYxLkNvbXBhcmVNYXBzUmVxdWVzdBodLnRyYXdsLnYxLkNvbXBhcmVNYXBzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct]);
 
 /**
  * The request fields of SPEC 2.9, defaults already applied by the gateway.
@@ -384,6 +384,202 @@ export const GetMapRequestSchema: GenMessage<GetMapRequest> = /*@__PURE__*/
   messageDesc(file_trawl_v1_map, 9);
 
 /**
+ * @generated from message trawl.v1.CompareMapsRequest
+ */
+export type CompareMapsRequest = Message<"trawl.v1.CompareMapsRequest"> & {
+  /**
+   * @generated from field: string map_id_a = 1;
+   */
+  mapIdA: string;
+
+  /**
+   * @generated from field: string map_id_b = 2;
+   */
+  mapIdB: string;
+
+  /**
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: int32 offset = 4;
+   */
+  offset: number;
+};
+
+/**
+ * Describes the message trawl.v1.CompareMapsRequest.
+ * Use `create(CompareMapsRequestSchema)` to create a new message.
+ */
+export const CompareMapsRequestSchema: GenMessage<CompareMapsRequest> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_map, 10);
+
+/**
+ * A URL in a comparison: what map A and map B say of it (absent where the map
+ * does not hold it).
+ *
+ * @generated from message trawl.v1.ComparedUrl
+ */
+export type ComparedUrl = Message<"trawl.v1.ComparedUrl"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: optional string source_a = 2;
+   */
+  sourceA?: string | undefined;
+
+  /**
+   * @generated from field: optional string source_b = 3;
+   */
+  sourceB?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 depth_a = 4;
+   */
+  depthA?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 depth_b = 5;
+   */
+  depthB?: number | undefined;
+};
+
+/**
+ * Describes the message trawl.v1.ComparedUrl.
+ * Use `create(ComparedUrlSchema)` to create a new message.
+ */
+export const ComparedUrlSchema: GenMessage<ComparedUrl> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_map, 11);
+
+/**
+ * @generated from message trawl.v1.CompareSummary
+ */
+export type CompareSummary = Message<"trawl.v1.CompareSummary"> & {
+  /**
+   * @generated from field: int32 added = 1;
+   */
+  added: number;
+
+  /**
+   * @generated from field: int32 removed = 2;
+   */
+  removed: number;
+
+  /**
+   * @generated from field: int32 unchanged = 3;
+   */
+  unchanged: number;
+
+  /**
+   * @generated from field: int32 changed = 4;
+   */
+  changed: number;
+
+  /**
+   * @generated from field: int32 total_a = 5;
+   */
+  totalA: number;
+
+  /**
+   * @generated from field: int32 total_b = 6;
+   */
+  totalB: number;
+
+  /**
+   * @generated from field: bool sitemap_changed = 7;
+   */
+  sitemapChanged: boolean;
+
+  /**
+   * @generated from field: int32 url_delta = 8;
+   */
+  urlDelta: number;
+};
+
+/**
+ * Describes the message trawl.v1.CompareSummary.
+ * Use `create(CompareSummarySchema)` to create a new message.
+ */
+export const CompareSummarySchema: GenMessage<CompareSummary> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_map, 12);
+
+/**
+ * @generated from message trawl.v1.CompareMapsResponse
+ */
+export type CompareMapsResponse = Message<"trawl.v1.CompareMapsResponse"> & {
+  /**
+   * @generated from field: string map_id_a = 1;
+   */
+  mapIdA: string;
+
+  /**
+   * @generated from field: string map_id_b = 2;
+   */
+  mapIdB: string;
+
+  /**
+   * @generated from field: string domain = 3;
+   */
+  domain: string;
+
+  /**
+   * @generated from field: string created_at_a = 4;
+   */
+  createdAtA: string;
+
+  /**
+   * @generated from field: string created_at_b = 5;
+   */
+  createdAtB: string;
+
+  /**
+   * @generated from field: trawl.v1.CompareSummary summary = 6;
+   */
+  summary?: CompareSummary | undefined;
+
+  /**
+   * @generated from field: repeated trawl.v1.ComparedUrl added_urls = 7;
+   */
+  addedUrls: ComparedUrl[];
+
+  /**
+   * @generated from field: repeated trawl.v1.ComparedUrl removed_urls = 8;
+   */
+  removedUrls: ComparedUrl[];
+
+  /**
+   * @generated from field: repeated trawl.v1.ComparedUrl changed_urls = 9;
+   */
+  changedUrls: ComparedUrl[];
+
+  /**
+   * @generated from field: repeated trawl.v1.ComparedUrl unchanged_urls = 10;
+   */
+  unchangedUrls: ComparedUrl[];
+
+  /**
+   * @generated from field: int32 limit = 11;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: int32 offset = 12;
+   */
+  offset: number;
+};
+
+/**
+ * Describes the message trawl.v1.CompareMapsResponse.
+ * Use `create(CompareMapsResponseSchema)` to create a new message.
+ */
+export const CompareMapsResponseSchema: GenMessage<CompareMapsResponse> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_map, 13);
+
+/**
  * Map lists the URLs of a site from its robots.txt, its sitemaps and the links
  * of its pages, for one credit. Calls are authenticated with the `x-api-key`
  * request header; a map belongs to the account that made it.
@@ -422,6 +618,17 @@ export const MapService: GenService<{
     methodKind: "unary";
     input: typeof GetMapRequestSchema;
     output: typeof MapRecordSchema;
+  },
+  /**
+   * CompareMaps answers what changed between two maps of the same domain,
+   * each category paged on its own.
+   *
+   * @generated from rpc trawl.v1.MapService.CompareMaps
+   */
+  compareMaps: {
+    methodKind: "unary";
+    input: typeof CompareMapsRequestSchema;
+    output: typeof CompareMapsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_trawl_v1_map, 0);
