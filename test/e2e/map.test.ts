@@ -17,6 +17,16 @@ function siteRoutes(): SiteRoute[] {
   });
   return [
     {
+      // A generated site of 3,000 pages: page n links to pages 5n+1 … 5n+5.
+      path: '/gen/:n',
+      handle: ({ res, params }) => {
+        const n = Number(params['n']);
+        const children = [1, 2, 3, 4, 5].map((i) => 5 * n + i).filter((c) => c < 3_000);
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(`<!doctype html><html><head><title>Page ${n}</title></head><body>${children.map((c) => `<a href="/gen/${c}">page ${c}</a>`).join(' ')}</body></html>`);
+      },
+    },
+    {
       path: '/robots.txt',
       handle: ({ res, origin }) => {
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -207,6 +217,15 @@ describe('POST /api/v1/map (end to end)', function () {
     expect((await get('pdf')).status).to.equal(400);
     const other = await createTestAccount(stack, 1_000_000);
     expect((await fetch(`${stack.baseUrl}/api/v1/map/${made.body.map_id}/export?format=csv`, { headers: { 'X-API-Key': other.key } })).status).to.equal(404);
+  });
+
+  it('maps a site of 3,000 pages in one call, every page once', async () => {
+    const res = await api().post('/api/v1/map', { url: `${site.url}/gen/0`, max_pages: 5_000, max_depth: 10, sitemap: 'skip', include_patterns: ['/gen/*'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+    const urls = res.body.urls.map((u: { url: string }) => u.url);
+    expect(new Set(urls).size).to.equal(3_000);
+    expect(urls).to.have.length(3_000);
+    expect(res.body.urls.find((u: { url: string }) => u.url.endsWith('/gen/2999')).depth).to.equal(5);
   });
 
   it('refuses bad input with 400, an empty balance with 402, and a private address with 400 URL_NOT_ALLOWED, refunded', async () => {

@@ -33,12 +33,13 @@
  * fetched for links (their links would be too deep).
  *
  * Limits. At most `maxPages` URLs are listed; discovery stops once that many
- * are known. With `search`, up to {@link SEARCH_SCAN_FACTOR} times as many
- * are discovered (at most {@link SEARCH_SCAN_MAX}), scored with
- * `relevanceScore` over the URL path, the anchor texts of links to it and its
- * title when known (a fetched page's `<title>`, or a feed item's title);
- * URLs scoring 0 are dropped, the rest sorted best first (ties keep discovery
- * order) and cut at `maxPages`. When the deadline passes or the signal
+ * are known. With `search`, each URL is scored with `relevanceScore` over
+ * its path, the anchor texts of links to it and its title when known (a
+ * fetched page's `<title>`, or a feed item's title), and discovery goes on
+ * until `maxPages` URLs score above 0 (or {@link SEARCH_SCAN_MAX} URLs are
+ * known); URLs scoring 0 are dropped, the rest sorted best first (ties keep
+ * discovery order, so the start page leads only among equals) and cut at
+ * `maxPages`. When the deadline passes or the signal
  * aborts, fetches in flight are abandoned and what was found until then is
  * answered. Robots `Crawl-delay` is reported, not applied: the caller paces
  * requests to a host.
@@ -98,8 +99,6 @@ export type MapFetch = (
   signal: AbortSignal,
 ) => Promise<{ status: number; finalUrl: string; contentType: string; body: Buffer } | null>;
 
-/** With `search`, how many more URLs than `maxPages` are discovered before scoring. */
-export const SEARCH_SCAN_FACTOR = 10;
 /** The most URLs discovered for a `search`, whatever `maxPages` is. */
 export const SEARCH_SCAN_MAX = 10_000;
 /** The most sitemap URLs read, whatever `maxPages` is (the sitemap protocol's limit for one file). */
@@ -155,7 +154,7 @@ export async function discoverSite(
   const maxPages = Math.max(0, Math.floor(opts.maxPages));
   const maxDepth = Math.max(0, Math.floor(opts.maxDepth));
   const search = opts.search?.trim() ? opts.search : null;
-  const capacity = search ? Math.min(SEARCH_SCAN_MAX, Math.max(maxPages, maxPages * SEARCH_SCAN_FACTOR)) : maxPages;
+  const capacity = search ? Math.max(maxPages, SEARCH_SCAN_MAX) : maxPages;
   const concurrency = Math.max(1, Math.floor(limits.concurrency) || 1);
 
   // One controller ends everything: the deadline or the caller's signal.
@@ -247,17 +246,29 @@ export async function discoverSite(
       listed++;
       return entry;
     };
-    const full = () => listed >= capacity;
+    const scoreOf = (e: Entry): number =>
+      relevanceScore(search ?? '', { path: new URL(e.url).pathname, title: e.title ?? e.feedTitle, anchorText: [...e.anchors].join('\n') || null });
+    /** With `search`: the listed URLs scoring above 0 now (anchor texts and titles only add to a score). */
+    const matching = new Set<Entry>();
+    const rescore = (e: Entry): void => {
+      if (search && !e.removed && scoreOf(e) > 0) matching.add(e);
+    };
+    const remove = (e: Entry): void => {
+      e.removed = true;
+      matching.delete(e);
+      listed--;
+    };
+    const full = () => listed >= capacity || (search !== null && matching.size >= maxPages);
 
     seen.add(startKey);
     const startAllowed = robotsAllow(startKey);
-    if (capacity > 0 && scope.contains(startKey) && paths.allows(startKey) && startAllowed) add(startKey, 0, 'link');
+    if (maxPages > 0 && scope.contains(startKey) && paths.allows(startKey) && startAllowed) rescore(add(startKey, 0, 'link'));
 
     // Sitemaps.
     let sitemapFound = false;
     /** Sitemap URLs too deep by their path, listed (as sitemap URLs) only if a link finds them within max_depth. */
     const deepSitemapUrls = new Map<string, SitemapEntry>();
-    if (opts.sitemap !== 'skip' && !stop.signal.aborted && capacity > 0) {
+    if (opts.sitemap !== 'skip' && !stop.signal.aborted && maxPages > 0) {
       const candidates = sitemapCandidates(startKey, robotsTxt.sitemaps, opts.sitemapPath);
       const collected = await collectSitemapUrls(
         candidates,
@@ -299,6 +310,7 @@ export async function discoverSite(
         }
         entry.lastModified ??= item.lastmod;
         entry.feedTitle ??= item.title;
+        rescore(entry);
       }
     }
 
@@ -339,6 +351,7 @@ export async function discoverSite(
       if (entry) {
         entry.title = page.title;
         entry.description = page.description;
+        rescore(entry);
       }
       return page;
     };
@@ -356,14 +369,12 @@ export async function discoverSite(
       if (other && !other.removed && other !== entry) {
         crawled.add(other.url);
         if (entry.url !== startKey) {
-          entry.removed = true;
-          listed--;
+          remove(entry);
           other.depth = Math.min(other.depth, entry.depth);
           return { target: other };
         }
         // The start page stays first: the other listing goes.
-        other.removed = true;
-        listed--;
+        remove(other);
       } else if (!seen.add(finalKey)) {
         return { target: entry };
       } else if (!admissible(finalKey) && entry.url !== startKey) {
@@ -418,6 +429,7 @@ export async function discoverSite(
                 child.depth = Math.min(child.depth, childDepth);
               }
               if (link.text && child.anchors.size < MAX_ANCHORS) child.anchors.add(link.text);
+              rescore(child);
             }
           },
           // Within a depth, pages are only worth fetching while there is room for their links.
@@ -446,9 +458,7 @@ export async function discoverSite(
         url: e.url,
         depth: e.depth,
         source: e.source,
-        relevance_score: search
-          ? relevanceScore(search, { path: new URL(e.url).pathname, title: e.title ?? e.feedTitle, anchorText: [...e.anchors].join('\n') || null })
-          : null,
+        relevance_score: search ? scoreOf(e) : null,
         metadata: opts.includeMetadata ? { title: e.title ?? e.feedTitle, description: e.description, last_modified: e.lastModified } : null,
       }));
     if (search) {

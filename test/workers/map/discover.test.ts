@@ -371,6 +371,12 @@ describe('map/discoverSite', function () {
     expect(scores.length).to.be.greaterThan(1);
     expect([...scores].sort((a, b) => b - a)).to.deep.equal(scores);
     expect(paths(several)[0]).to.equal('/about');
+    // max_pages counts matching URLs: discovery goes past non-matching ones and stops once enough match.
+    const one = await map({ search: 'alice', maxPages: 1, maxDepth: 3 });
+    expect(paths(one)).to.deep.equal(['/team/alice']);
+    const firstTwo = await map({ search: 'about team', maxPages: 2 });
+    expect(paths(firstTwo)).to.have.length(2);
+    expect(paths(firstTwo)[0]).to.equal('/about');
   });
 
   it('answers what it found when the deadline passes', async () => {
