@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { startSiteServer, type SiteRoute, type SiteServer } from '../fixtures/site-server.js';
 import { apiClient, balanceOf } from '../support/api.js';
@@ -24,6 +25,14 @@ function siteRoutes(): SiteRoute[] {
         const children = [1, 2, 3, 4, 5].map((i) => 5 * n + i).filter((c) => c < 3_000);
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         res.end(`<!doctype html><html><head><title>Page ${n}</title></head><body>${children.map((c) => `<a href="/gen/${c}">page ${c}</a>`).join(' ')}</body></html>`);
+      },
+    },
+    {
+      path: '/extra-sitemap.xml.gz',
+      handle: ({ res, origin }) => {
+        const body = gzipSync(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${origin}/docs/api/errors</loc></url></urlset>`);
+        res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': body.length });
+        res.end(body);
       },
     },
     {
@@ -100,6 +109,8 @@ describe('POST /api/v1/map (end to end)', function () {
       '/blog/launch',
       '/docs/guide',
     ]);
+    const gzipped = await api().post('/api/v1/map', { url: `${site.url}/`, sitemap: 'only', sitemap_path: '/extra-sitemap.xml.gz' });
+    expect(gzipped.body.urls.filter((u: { source: string }) => u.source === 'sitemap').map((u: { url: string }) => new URL(u.url).pathname)).to.include('/docs/api/errors');
     const found = await api().post('/api/v1/map', { url: `${site.url}/`, search: 'install' });
     expect(found.body.urls.length).to.be.greaterThan(0);
     expect(new URL(found.body.urls[0].url).pathname).to.match(/install/);

@@ -18,6 +18,10 @@ export interface FetchRequest {
   contentType?: string;
   /** Bounds the whole fetch: every redirect hop, headers and body. */
   timeoutMs: number;
+  /** Ends the fetch early (answered as TIMEOUT), e.g. when the work it is for was abandoned. */
+  signal?: AbortSignal;
+  /** Media types read besides the textual ones (a map reads gzipped sitemaps). */
+  acceptMimes?: readonly string[];
 }
 
 export interface FetchConfig {
@@ -159,6 +163,9 @@ export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise
   const dispatcher = config.dispatcher ?? ownDispatcher!;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), req.timeoutMs);
+  const stop = () => deadline.abort();
+  if (req.signal?.aborted) deadline.abort();
+  req.signal?.addEventListener('abort', stop, { once: true });
 
   let currentUrl = req.url;
   let statusCode: number | undefined;
@@ -230,6 +237,7 @@ export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise
         url,
         redirects,
         maxBytes: config.maxBytes,
+        acceptMimes: req.acceptMimes ?? [],
         signal: deadline.signal,
         timings,
         fail,
@@ -243,6 +251,7 @@ export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise
     return fail({ ...classified, statusCode });
   } finally {
     clearTimeout(timer);
+    req.signal?.removeEventListener('abort', stop);
     if (ownDispatcher) void ownDispatcher.destroy();
   }
 }
@@ -252,6 +261,7 @@ interface FinishContext {
   url: URL;
   redirects: string[];
   maxBytes: number;
+  acceptMimes: readonly string[];
   signal: AbortSignal;
   timings: () => FetchTimings;
   fail: (failure: Omit<FetchFailure, 'kind'>) => FetchFailure;
@@ -267,7 +277,8 @@ async function finishResponse(status: number, headers: Record<string, string>, s
 
   const declared = headers['content-length'] === undefined ? NaN : Number(headers['content-length']);
   const declaredType = parseContentType(headers['content-type']);
-  if (declaredType && !isTextualMime(declaredType.mime)) {
+  const readable = (mime: string) => isTextualMime(mime) || ctx.acceptMimes.includes(mime);
+  if (declaredType && !readable(declaredType.mime)) {
     discard(source);
     const fromStatus = classifyStatusAfterBody(status, headers, '');
     if (fromStatus) return ctx.fail({ ...fromStatus, statusCode });
@@ -288,7 +299,7 @@ async function finishResponse(status: number, headers: Record<string, string>, s
       ? undefined
       : (head) => {
           sniffed = sniffMime(head);
-          return isTextualMime(sniffed) ? null : `The response has no content type and its bytes look like ${sniffed}, which is not supported in this mode`;
+          return readable(sniffed) ? null : `The response has no content type and its bytes look like ${sniffed}, which is not supported in this mode`;
         },
   });
   const mime = declaredType?.mime ?? sniffed ?? 'text/plain';

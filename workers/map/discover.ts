@@ -23,9 +23,8 @@
  * found first (sitemaps are read before the walk, so a URL in a sitemap is a
  * `sitemap` URL). Sitemap URLs deeper than `maxDepth` are not listed unless
  * a link finds them within it, so `maxDepth: 0` answers the start page alone
- * whatever the sitemap holds.
- * Sitemap URLs also seed the walk at their depth: their pages are fetched
- * for links like linked pages of the same depth.
+ * whatever the sitemap holds. Sitemap URLs also seed the walk at their
+ * depth: their pages are fetched for links like linked pages of that depth.
  *
  * The walk goes one depth at a time, fetching up to `concurrency` pages at
  * once; links are taken in page order within a depth, so the result does not
@@ -39,9 +38,8 @@
  * until `maxPages` URLs score above 0 (or {@link SEARCH_SCAN_MAX} URLs are
  * known); URLs scoring 0 are dropped, the rest sorted best first (ties keep
  * discovery order, so the start page leads only among equals) and cut at
- * `maxPages`. When the deadline passes or the signal
- * aborts, fetches in flight are abandoned and what was found until then is
- * answered. Robots `Crawl-delay` is reported, not applied: the caller paces
+ * `maxPages`. When the deadline passes or the signal aborts, fetches in
+ * flight are abandoned and what was found until then is answered. Robots `Crawl-delay` is reported, not applied: the caller paces
  * requests to a host.
  */
 import { linkDepth, pathDepthFrom, withinDepth } from '../discovery/crawl-depth.js';

@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import { expect } from 'chai';
 import type { Agent } from 'undici';
 import { fetchPage, type FetchConfig, type FetchRequest } from '../../../workers/fetching/http-fetcher.js';
@@ -28,6 +29,14 @@ describe('fetchPage content', function () {
           handle: ({ res }) => {
             res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip', 'content-length': 0 });
             res.end();
+          },
+        },
+        {
+          path: '/sitemap.xml.gz',
+          handle: ({ res }) => {
+            const body = zlib.gzipSync('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://a.example/</loc></url></urlset>');
+            res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': body.length });
+            res.end(body);
           },
         },
         {
@@ -165,6 +174,14 @@ describe('fetchPage content', function () {
       const outcome = ok(await fetchPath('/untyped?kind=html'));
       expect(outcome.contentType).to.equal('text/html');
       expect(outcome.body).to.contain(ARTICLE_TITLE);
+    });
+
+    it('reads a type it does not read by default when the request accepts it, as it came', async () => {
+      expect(failed(await fetchPath('/sitemap.xml.gz')).code).to.equal('UNSUPPORTED_CONTENT_TYPE');
+      const outcome = ok(await fetchPath('/sitemap.xml.gz', { acceptMimes: ['application/gzip'] }));
+      expect(outcome.contentType).to.equal('application/gzip');
+      expect(zlib.gunzipSync(outcome.raw).toString()).to.contain('<loc>https://a.example/</loc>');
+      expect(failed(await fetchPath('/pdf', { acceptMimes: ['application/gzip'] })).code).to.equal('UNSUPPORTED_CONTENT_TYPE');
     });
 
     it('sniffs an untyped PDF body and refuses it', async () => {

@@ -60,6 +60,17 @@ describe('fetchPage failures', function () {
       expect(Date.now() - started).to.be.below(3_000);
     });
 
+    it('ends at once when the caller aborts, before its own timeout', async () => {
+      const started = Date.now();
+      const abandon = new AbortController();
+      setTimeout(() => abandon.abort(), 200);
+      const outcome = failed(await fetchPage({ url: `${site.url}/slow?ms=5000`, method: 'GET', timeoutMs: 10_000, signal: abandon.signal }, config));
+      expect(outcome.code).to.equal('TIMEOUT');
+      expect(Date.now() - started).to.be.below(3_000);
+      const already = AbortSignal.abort();
+      expect(failed(await fetchPage({ url: `${site.url}/article`, method: 'GET', timeoutMs: 10_000, signal: already }, config)).code).to.equal('TIMEOUT');
+    });
+
     it('times out a server that never answers', async () => {
       const outcome = failed(await get(`${site.url}/hang`, 300));
       expect(outcome.code).to.equal('TIMEOUT');

@@ -391,6 +391,31 @@ describe('map/discoverSite', function () {
     expect(partial.robots_txt.exists).to.equal(true);
   });
 
+  it('fetches at most `concurrency` URLs at a time, and the order does not depend on which answers first', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const inner = fixtureFetch(port, []);
+    const counting: MapFetch = async (url, signal) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      // Later URLs answer sooner, so answers arrive out of order.
+      await new Promise((r) => setTimeout(r, url.length % 7 === 0 ? 5 : 40));
+      try {
+        return await inner(url, signal);
+      } finally {
+        inFlight--;
+      }
+    };
+    const outcome = await discoverSite({ ...BASE, maxDepth: 3, sitemap: 'include' }, counting, {
+      deadlineMs: Date.now() + 30_000,
+      concurrency: 2,
+      signal: new AbortController().signal,
+    });
+    expect(most).to.equal(2);
+    const sequential = await map({ maxDepth: 3, sitemap: 'include' }, { concurrency: 1 });
+    expect(outcome.urls).to.deep.equal(sequential.urls);
+  });
+
   it('answers what it found when the signal aborts', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 500);
