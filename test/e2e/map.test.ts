@@ -239,7 +239,7 @@ describe('POST /api/v1/map (end to end)', function () {
     expect(res.body.urls.find((u: { url: string }) => u.url.endsWith('/gen/2999')).depth).to.equal(5);
   });
 
-  it('refuses bad input with 400, an empty balance with 402, and a private address with 400 URL_NOT_ALLOWED, refunded', async () => {
+  it('refuses bad input with 400, an empty balance with 402, a private address with 400 URL_NOT_ALLOWED and a site that answers nothing, both refunded', async () => {
     for (const body of [{}, { url: 'ftp://example.com/' }, { url: `${site.url}/`, max_pages: 0 }, { url: `${site.url}/`, sitemap: 'sometimes' }, { url: `${site.url}/`, extra: 1 }, { url: `${site.url}/`, sitemap_path: 'no-slash' }]) {
       const res = await api().post('/api/v1/map', body);
       expect(res.status, JSON.stringify(body)).to.equal(400);
@@ -255,5 +255,19 @@ describe('POST /api/v1/map (end to end)', function () {
     expect(privateAddress.status).to.equal(400);
     expect(privateAddress.body.error).to.equal('URL_NOT_ALLOWED');
     expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+    // A site that answers nothing at all (here: a port nobody listens on) fails the map, refunded.
+    const gone = await startSiteServer();
+    const goneUrl = `${gone.url}/`;
+    await gone.close();
+    const unreachable = await api().post('/api/v1/map', { url: goneUrl });
+    expect(unreachable.status, JSON.stringify(unreachable.body)).to.be.within(500, 599);
+    expect(['NETWORK_ERROR', 'TARGET_UNAVAILABLE']).to.include(unreachable.body.error);
+    expect(unreachable.body.details).to.include({ refunded: true });
+    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+    // A site whose pages answer 404 but whose robots.txt answers is mapped (and charged).
+    const lost = await api().post('/api/v1/map', { url: `${site.url}/nowhere/` });
+    expect(lost.status).to.equal(200);
+    expect(lost.body.robots_txt.exists).to.equal(true);
+    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 200);
   });
 });

@@ -4,10 +4,12 @@ import { MapResultSchema, MapUrlMetadataSchema, MappedUrlSchema, RobotsTxtSummar
 import { assertUrlAllowed, isUrlNotAllowedError, type GuardOptions } from '../fetching/ssrf-guard.js';
 import { AttemptFailure } from '../runtime/attempt-failure.js';
 import type { AttemptWork } from '../runtime/attempt.js';
-import { discoverSite, type MapFetch, type MapOutcome } from './discover.js';
+import { isErrorCode, TrawlError } from '../../common/errors.js';
+import { discoverSite, type MapOutcome } from './discover.js';
+import { createMapFetch, type MapFetchConfig } from './map-fetch.js';
 
 export interface MapWorkDeps {
-  fetch: MapFetch;
+  fetch: MapFetchConfig;
   userAgent: string;
   /** The start URL is refused at once when the guard refuses it (a private address answers URL_NOT_ALLOWED, refunded). */
   guard: GuardOptions;
@@ -68,6 +70,15 @@ export function createMapWork(deps: MapWorkDeps): AttemptWork<'map', null> {
 
     async process(task, _input, scope) {
       const req = task.request!;
+      // A site that answered nothing at all (start page, robots.txt, sitemaps) fails the map, so it is refunded.
+      let answered = false;
+      let startFailure: { code: string; message: string } | undefined;
+      const fetch = createMapFetch(deps.fetch, {
+        answered: () => (answered = true),
+        failed: (url, failure) => {
+          if (url === req.url || startFailure === undefined) startFailure = failure;
+        },
+      });
       const outcome = await discoverSite(
         {
           url: req.url,
@@ -83,9 +94,15 @@ export function createMapWork(deps: MapWorkDeps): AttemptWork<'map', null> {
           respectRobots: req.respectRobots,
           userAgent: deps.userAgent,
         },
-        deps.fetch,
+        fetch,
         { deadlineMs: scope.deadlineMs - ANSWER_MARGIN_MS, concurrency: MAP_LIMITS.concurrency, signal: scope.signal },
       );
+      if (!answered && !scope.signal.aborted) {
+        const code = startFailure && isErrorCode(startFailure.code) ? startFailure.code : 'TARGET_UNAVAILABLE';
+        throw new TrawlError(code, `The site answered nothing: ${startFailure?.message ?? 'no fetch succeeded'}`, {
+          fetch_error: startFailure?.code ?? null,
+        });
+      }
       return mapResultBytes(outcome);
     },
   };

@@ -1,7 +1,6 @@
 import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
 import { runWorker } from '../runtime/run-worker.js';
 import { createMapWork } from './handler.js';
-import { createMapFetch } from './map-fetch.js';
 
 /** Redirects followed before a fetch gives up. */
 const MAX_REDIRECTS = 10;
@@ -10,14 +9,14 @@ const FETCH_TIMEOUT_MS = 15_000;
 
 await runWorker('map', ({ config }) => ({
   work: createMapWork({
-    fetch: createMapFetch({
+    fetch: {
       guard: config.ssrf,
       maxBytes: config.worker.maxBytes,
       maxRedirects: MAX_REDIRECTS,
       userAgent: config.worker.userAgent,
       dispatcher: createGuardedDispatcher(config.ssrf),
       timeoutMs: FETCH_TIMEOUT_MS,
-    }),
+    },
     userAgent: config.worker.userAgent,
     guard: config.ssrf,
   }),

@@ -64,6 +64,7 @@ export function mapRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       errors: {
         400: 'VALIDATION_ERROR (an invalid URL, conflicting parameters or malformed patterns), or URL_NOT_ALLOWED: the start URL is a private or reserved address (refunded)',
         402: `INSUFFICIENT_CREDITS (a map needs 1 credit) or ${KEY_BUDGET_ERROR}`,
+        503: 'NETWORK_ERROR or TARGET_UNAVAILABLE: the site answered nothing at all (refunded)',
         504: 'TIMEOUT (refunded)',
       },
       handler: async ({ ctx, body }) => {
