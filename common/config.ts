@@ -17,6 +17,8 @@ export interface TrawlConfig {
   clickhouseDatabase: string;
   gatewayHost: string;
   gatewayPort: number;
+  /** Gateway processes sharing its port (TRAWL_GATEWAY_PROCESSES, default 1): one per core the gateway may use. */
+  gatewayProcesses: number;
   publicBaseUrl: string;
   /** Proxies (IPs or CIDRs) whose X-Forwarded-For the gateway believes; empty: the peer address is the client. */
   trustedProxies: string[];
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
     clickhouseDatabase: env.CLICKHOUSE_DATABASE ?? 'trawl',
     gatewayHost,
     gatewayPort,
+    gatewayProcesses: Math.min(64, Math.max(1, int(env, 'TRAWL_GATEWAY_PROCESSES', 1))),
     publicBaseUrl: env.TRAWL_PUBLIC_BASE_URL ?? `http://${gatewayHost}:${gatewayPort}`,
     trustedProxies: list(env, 'TRAWL_TRUSTED_PROXIES', []),
     controlPlaneHost,

@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { bootIsolatedStack, type IsolatedStack } from '../../deploy/local/isolated-stack.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The pids of the gateway processes serving `port`, and which of them is the primary (its parent is not one of them). */
+function gatewayProcesses(port: number): { primary: number[]; workers: number[] } {
+  const found: Array<{ pid: number; ppid: number }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (!cmdline.includes('gateway/main')) continue;
+      if (!readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`GATEWAY_PORT=${port}`)) continue;
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+      found.push({ pid: Number(entry), ppid });
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  const pids = new Set(found.map((p) => p.pid));
+  return { primary: found.filter((p) => !pids.has(p.ppid)).map((p) => p.pid), workers: found.filter((p) => pids.has(p.ppid)).map((p) => p.pid) };
+}
+
+describe('several gateway processes on one port (TRAWL_GATEWAY_PROCESSES)', function () {
+  this.timeout(180_000);
+  let stack: IsolatedStack;
+  let port: number;
+  before(async () => {
+    stack = await bootIsolatedStack({
+      name: `${process.env.TRAWL_TEST_STACK ?? 'test'}_gwprocs`,
+      redisDb: 12,
+      env: { LOG_LEVEL: 'warn', TRAWL_GATEWAY_PROCESSES: '2' },
+    });
+    port = Number(new URL(stack.baseUrl).port);
+  });
+  after(() => stack?.stop());
+
+  // A new connection each time, so the supervising process hands each to a gateway process in turn.
+  const live = async () => (await fetch(`${stack.baseUrl}/api/v1/health/live`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(10_000) })).status;
+
+  it('serves from two processes under one supervising process, and replaces one that dies', async () => {
+    const started = gatewayProcesses(port);
+    expect(started.primary).to.have.length(1);
+    expect(started.workers).to.have.length(2);
+    for (let i = 0; i < 10; i++) expect(await live()).to.equal(200);
+
+    process.kill(started.workers[0]!, 'SIGKILL');
+    // The other process goes on answering meanwhile.
+    for (let i = 0; i < 10; i++) expect(await live()).to.equal(200);
+    let now = gatewayProcesses(port);
+    const until = Date.now() + 20_000;
+    while ((now.workers.length < 2 || now.workers.includes(started.workers[0]!)) && Date.now() < until) {
+      await sleep(200);
+      now = gatewayProcesses(port);
+    }
+    expect(now.primary).to.deep.equal(started.primary);
+    expect(now.workers).to.have.length(2);
+    expect(now.workers).to.not.include(started.workers[0]);
+    expect(now.workers).to.include(started.workers[1]);
+    await sleep(2_000);
+    for (let i = 0; i < 10; i++) expect(await live()).to.equal(200);
+  });
+
+  it('stops every process on SIGTERM', async () => {
+    const { primary, workers } = gatewayProcesses(port);
+    expect(await stack.kill('gateway', 'SIGTERM')).to.equal(0);
+    for (const pid of [...primary, ...workers]) expect(() => process.kill(pid, 0), `process ${pid}`).to.throw();
+  });
+});
