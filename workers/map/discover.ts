@@ -147,8 +147,10 @@ export async function discoverSite(
   fetch: MapFetch,
   limits: { deadlineMs: number; concurrency: number; signal: AbortSignal },
 ): Promise<MapOutcome> {
-  const startKey = normalizeUrl(opts.url);
-  if (startKey === null) throw new TypeError(`Not an absolute http(s) URL: ${opts.url}`);
+  const requestedKey = normalizeUrl(opts.url);
+  if (requestedKey === null) throw new TypeError(`Not an absolute http(s) URL: ${opts.url}`);
+  /** The start URL: the one asked for, or where it redirects when that is another site. */
+  let startKey: string = requestedKey;
   const maxPages = Math.max(0, Math.floor(opts.maxPages));
   const maxDepth = Math.max(0, Math.floor(opts.maxDepth));
   const search = opts.search?.trim() ? opts.search : null;
@@ -167,8 +169,15 @@ export async function discoverSite(
   });
 
   /** A fetch that never throws and never outlives the deadline; null for anything but a 2xx answer. */
+  /** Answers fetched ahead of their turn (the start page), handed out once. */
+  const prefetched = new Map<string, FetchedBody>();
   const get = async (url: string): Promise<FetchedBody | null> => {
     if (stop.signal.aborted) return null;
+    const early = prefetched.get(url);
+    if (early) {
+      prefetched.delete(url);
+      return early;
+    }
     try {
       const res = await Promise.race([fetch(url, stop.signal), stopped]);
       if (res === null || stop.signal.aborted || res.status < 200 || res.status >= 300) return null;
@@ -179,16 +188,33 @@ export async function discoverSite(
   };
 
   try {
-    const scope = new DomainScope(startKey, { includeSubdomains: opts.includeSubdomains });
+    let scope = new DomainScope(startKey, { includeSubdomains: opts.includeSubdomains });
     const paths = new PathFilter({ include: opts.includePatterns, exclude: opts.excludePatterns });
     const agent = robotsProductToken(opts.userAgent) || opts.userAgent;
 
     // robots.txt: the start origin's is always read; others (subdomains) when their URLs come up and rules apply.
-    const startOrigin = new URL(startKey).origin;
-    const robotsUrl = `${startOrigin}/robots.txt`;
-    const robotsRes = await get(robotsUrl);
-    const robotsTxt = robotsRes ? RobotsTxt.parse(robotsRes.body, { robotsUrl }) : RobotsTxt.allowAll();
-    const startPolicy = robotsTxt.forAgent(agent);
+    const readRobots = async (origin: string) => {
+      const robotsUrl = `${origin}/robots.txt`;
+      const res = await get(robotsUrl);
+      return { res, txt: res ? RobotsTxt.parse(res.body, { robotsUrl }) : RobotsTxt.allowAll() };
+    };
+    let startOrigin = new URL(startKey).origin;
+    let { res: robotsRes, txt: robotsTxt } = await readRobots(startOrigin);
+    let startPolicy = robotsTxt.forAgent(agent);
+    // The start page first, when links are to be walked from it: one that redirects to another site (not just to
+    // www. or https) maps the site it lands on, with that site's robots.txt. Its answer serves the walk.
+    if (opts.sitemap !== 'only' && maxDepth > 0 && (!opts.respectRobots || startPolicy.isAllowed(startKey))) {
+      const first = await get(startKey);
+      const landed = first ? normalizeUrl(first.finalUrl) : null;
+      if (landed !== null && !scope.contains(landed)) {
+        startKey = landed;
+        scope = new DomainScope(startKey, { includeSubdomains: opts.includeSubdomains });
+        startOrigin = new URL(startKey).origin;
+        ({ res: robotsRes, txt: robotsTxt } = await readRobots(startOrigin));
+        startPolicy = robotsTxt.forAgent(agent);
+      }
+      if (first && (!opts.respectRobots || startPolicy.isAllowed(startKey))) prefetched.set(startKey, first);
+    }
     const policies = new Map<string, RobotsPolicy>([[startOrigin, startPolicy]]);
     const robotsReport = {
       exists: robotsRes !== null,

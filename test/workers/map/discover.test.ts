@@ -65,6 +65,13 @@ const ROUTES: Record<string, Route> = {
       ]),
     ),
   },
+  // A site that moved: its start page redirects to another registrable domain.
+  'moved.test/': { status: 301, location: 'http://landing.test/' },
+  'moved.test/robots.txt': { type: 'text/plain', body: 'User-agent: *\nDisallow: /nothing-here/\n' },
+  'landing.test/robots.txt': { type: 'text/plain', body: 'User-agent: *\nDisallow: /hidden\n' },
+  'landing.test/': { body: page('Landing', [['/docs', 'Docs'], ['/hidden', 'Hidden'], ['http://moved.test/old', 'Old']]) },
+  'landing.test/docs': { body: page('Docs', [['/docs/one', 'One']]) },
+  'landing.test/docs/one': { body: page('One', []) },
   'example.test/custom-map.xml': { type: 'application/xml', body: urlset([['http://example.test/custom-only']]) },
   'example.test/': {
     body: page('Home', [
@@ -230,6 +237,16 @@ describe('map/discoverSite', function () {
     expect(urls.filter((u) => u === 'http://example.test/about')).to.have.length(1);
     expect(paths(outcome)).to.not.include('/old-about');
     expect(paths(outcome)).to.include.members(['/team/alice', '/blog/post-1/comments']);
+  });
+
+  it('maps the site a start page redirects to when that is another site, with its robots.txt, fetching the start page once', async () => {
+    const log: string[] = [];
+    const outcome = await map({ url: 'http://moved.test/', maxDepth: 3, sitemap: 'skip' }, { log });
+    expect(outcome.urls.map((u) => u.url)).to.deep.equal(['http://landing.test/', 'http://landing.test/docs', 'http://landing.test/docs/one']);
+    expect(outcome.robots_txt.disallowed_paths).to.deep.equal(['/hidden']);
+    expect(log.filter((l) => l.includes('moved.test/') && !l.includes('robots')).length, log.join('\n')).to.equal(1);
+    // A redirect within the site (to www. or https) keeps the site as asked: covered by the walk above, where
+    // /old-about redirects to /about.
   });
 
   it('max_depth 0 answers the start page alone, even with sitemaps', async () => {
