@@ -42,9 +42,9 @@ export interface MapServiceDeps {
   log: Logger;
 }
 
-/** The domain a map is filed under in the history: the start URL's host, lower-case, without a leading `www.`. */
-export function mapDomain(url: string): string {
-  return new URL(url).hostname.toLowerCase().replace(/^www\./, '');
+/** The domain a map is filed under in the history, and asked for in it: a host, lower-case, without a leading `www.`. */
+function mapDomain(host: string): string {
+  return host.trim().toLowerCase().replace(/^www\./, '');
 }
 
 function recordOf(row: MapRow, balanceMicrocents?: bigint): MapRecord {
@@ -77,14 +77,10 @@ export function createMapService(deps: MapServiceDeps): ServiceImpl<typeof MapSe
   return {
     async createMap(req, ctx) {
       const caller = callerOf(ctx);
-      let url: URL;
-      try {
-        url = new URL(req.url);
-      } catch {
-        throw new TrawlError('VALIDATION_ERROR', 'url must be an absolute http or https URL');
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TrawlError('VALIDATION_ERROR', 'url must be an absolute http or https URL');
+      const url = URL.canParse(req.url) ? new URL(req.url) : null;
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new TrawlError('VALIDATION_ERROR', 'url must be an absolute http or https URL');
       const jobId = randomUUID();
+      // The request as run, with SPEC field names: the history's `config`, and the job's request (the dispatcher reads either naming).
       const config = toJson(MapRequestSchema, req, { useProtoFieldName: true, alwaysEmitImplicit: true }) as JsonObject;
       delete config['request_id'];
       const deadline = new Date(Date.now() + MAP_LIMITS.timeoutMs);
@@ -98,7 +94,7 @@ export function createMapService(deps: MapServiceDeps): ServiceImpl<typeof MapSe
           mode: 'map',
           formats: [],
           sync: true,
-          request: toJson(MapRequestSchema, req) as JsonObject,
+          request: config,
           tierPlan: [MAP_TIER],
           pool: MAP_POOL,
           reserveMicrocents: MAP_PRICE,
@@ -123,7 +119,7 @@ export function createMapService(deps: MapServiceDeps): ServiceImpl<typeof MapSe
         id: jobId,
         account_id: caller.accountId,
         url: url.href,
-        domain: mapDomain(url.href),
+        domain: mapDomain(url.hostname),
         config,
         result: toJson(MapResultSchema, result) as JsonObject,
         total_urls: result.urls.length,
@@ -138,7 +134,7 @@ export function createMapService(deps: MapServiceDeps): ServiceImpl<typeof MapSe
       const limit = req.limit || MAP_LIMITS.listLimitDefault;
       if (limit < 1 || limit > MAP_LIMITS.listLimitMax) throw new TrawlError('VALIDATION_ERROR', `limit must be 1 to ${MAP_LIMITS.listLimitMax}`);
       if (req.offset < 0) throw new TrawlError('VALIDATION_ERROR', 'offset must be 0 or more');
-      const domain = req.domain?.trim().toLowerCase().replace(/^www\./, '') || undefined;
+      const domain = req.domain ? mapDomain(req.domain) || undefined : undefined;
       const { rows, total } = await listMaps(deps.pool, caller.accountId, { limit, offset: req.offset, ...(domain ? { domain } : {}) });
       return create(ListMapsResponseSchema, {
         total,

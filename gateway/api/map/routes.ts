@@ -46,6 +46,11 @@ function presentMap(rec: MapRecordMessage) {
   };
 }
 
+/** A map as GET /api/v1/map/{map_id} answers it: the map with the request as run. */
+function presentMapRecord(rec: MapRecordMessage) {
+  return { ...presentMap(rec), config: rec.config ?? {} };
+}
+
 export function mapRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
   return [
     defineRoute({
@@ -190,7 +195,7 @@ export function mapRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
         const ext = query.format;
         ctx.set('Content-Disposition', `attachment; filename="map-${rec.mapId}.${ext}"`);
         ctx.type = EXPORT_MEDIA_TYPES[ext];
-        ctx.body = ext === 'json' ? { ...presentMap(rec), config: rec.config ?? {} } : exportStream(ext, rec.result?.urls ?? []);
+        ctx.body = ext === 'json' ? presentMapRecord(rec) : exportStream(ext, rec.result?.urls ?? []);
       },
     }),
     defineRoute({
@@ -205,7 +210,7 @@ export function mapRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       errors: { 404: "NOT_FOUND (unknown map, or another account's)" },
       handler: async ({ ctx, params }) => {
         const rec = await deps.controlPlane.map.getMap({ mapId: params.map_id }, callOptions(ctx, 10_000));
-        ctx.body = { ...presentMap(rec), config: rec.config ?? {} };
+        ctx.body = presentMapRecord(rec);
       },
     }),
   ];
