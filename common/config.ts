@@ -1,4 +1,4 @@
-import { OAUTH_CLIENT_ID_PATTERN, OAUTH_CLIENT_SECRET_MIN_CHARS } from './limits.js';
+import { DOCUMENT_PROCESSING_DEFAULT_S, DOCUMENT_PROCESSING_MAX_S, OAUTH_CLIENT_ID_PATTERN, OAUTH_CLIENT_SECRET_MIN_CHARS } from './limits.js';
 import { MICROCENTS_PER_CREDIT, MICROCENTS_PER_USD } from './pricing.js';
 
 /**
@@ -46,9 +46,13 @@ export interface TrawlConfig {
     pipelineThreads: number;
     /** Longest one document may take to process. */
     pipelineBudgetMs: number;
+    /** Longest the document pool may take to read one PDF or image (SPEC 8.4: 120 s by default, at most 300 s). */
+    documentBudgetMs: number;
   };
   /** Tiers that have a worker pool deployed; escalation never plans others. */
   availableTiers: string[];
+  /** Whether a document pool (modes pdf and ocr) is deployed. */
+  documentPool: boolean;
   /** Results kept in Redis for this long. */
   resultTtlSeconds: number;
   llm: { baseUrl: string; apiKey: string; model: string; timeoutMs: number };
@@ -72,6 +76,14 @@ export interface OAuthClientConfig {
 }
 
 type Env = Record<string, string | undefined>;
+
+function documentBudgetMs(env: Env): number {
+  const seconds = int(env, 'TRAWL_DOCUMENT_TIMEOUT_S', DOCUMENT_PROCESSING_DEFAULT_S);
+  if (seconds < 1 || seconds > DOCUMENT_PROCESSING_MAX_S) {
+    throw new Error(`TRAWL_DOCUMENT_TIMEOUT_S must be from 1 to ${DOCUMENT_PROCESSING_MAX_S}, got ${seconds}`);
+  }
+  return seconds * 1000;
+}
 
 function int(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -192,8 +204,10 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
       maxBytes: int(env, 'TRAWL_MAX_CONTENT_BYTES', 10 * 1024 * 1024),
       pipelineThreads: int(env, 'TRAWL_PIPELINE_THREADS', 0),
       pipelineBudgetMs: int(env, 'TRAWL_PIPELINE_BUDGET_MS', 60_000),
+      documentBudgetMs: documentBudgetMs(env),
     },
     availableTiers: list(env, 'TRAWL_AVAILABLE_TIERS', ['1']),
+    documentPool: bool(env, 'TRAWL_DOCUMENT_POOL', true),
     resultTtlSeconds: int(env, 'TRAWL_RESULT_TTL_SECONDS', 24 * 3600),
     llm: {
       baseUrl: env.TRAWL_LLM_BASE_URL ?? '',

@@ -18,6 +18,10 @@ export function jobDeadlineMs(timeoutSeconds: number): number {
   return Math.min(JOB_DEADLINE_MAX_MS, Math.max(JOB_DEADLINE_DEFAULT_MS, (timeoutSeconds || DEFAULT_FETCH_TIMEOUT_S) * 1000 + 60_000));
 }
 
+/** PDF and OCR processing per document (SPEC 8.4): 120 s unless the operator sets TRAWL_DOCUMENT_TIMEOUT_S, at most 300 s. */
+export const DOCUMENT_PROCESSING_DEFAULT_S = 120;
+export const DOCUMENT_PROCESSING_MAX_S = 300;
+
 /** Extract jobs run for at most the sync deadline. */
 export const EXTRACT_TIMEOUT_MS = SYNC_DEADLINE_MS;
 

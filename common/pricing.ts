@@ -24,6 +24,9 @@ export const EXTRACT_LARGE_THRESHOLD_CHARS = 200_000;
 /** /api/v1/map: one credit, whatever the number of URLs (SPEC 4.2). */
 export const MAP_PRICE = MICROCENTS_PER_CREDIT;
 
+/** advanced.ocr and mode ocr: five credits on top of the fetch (SPEC 2.5). */
+export const OCR_PRICE = 5 * MICROCENTS_PER_CREDIT;
+
 export function extractPrice(chars: number): number {
   return chars > EXTRACT_LARGE_THRESHOLD_CHARS ? EXTRACT_LARGE_PRICE : EXTRACT_PRICE;
 }

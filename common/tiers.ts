@@ -38,6 +38,10 @@ export const EXTRACT_TIER: Tier = '3.5';
 export const MAP_POOL = 'map';
 export const MAP_TIER: Tier = '1';
 
+/** The pool that reads PDFs and images (modes pdf and ocr, advanced.ocr); its fetches are plain HTTP (tier 1). */
+export const DOCUMENT_POOL = 'document';
+export const DOCUMENT_TIER: Tier = '1';
+
 export function isTier(value: string): value is Tier {
   return (TIER_ORDER as readonly string[]).includes(value);
 }

@@ -63,7 +63,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const redirects = createRedirectPolicy({ production: config.env === 'production', publicBaseUrl: config.publicBaseUrl, allowlist: config.oauth.redirectAllowlist });
   const server = createControlPlaneServer({
     routes: (router) => {
-      router.service(ScrapeService, createScrapeService({ ...services, availableTiers: config.availableTiers, entitlement: limits.dispatch }));
+      router.service(ScrapeService, createScrapeService({ ...services, availableTiers: config.availableTiers, documentPool: config.documentPool, entitlement: limits.dispatch }));
       router.service(ExtractService, createExtractService(services));
       router.service(MapService, createMapService(services));
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));
@@ -76,6 +76,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
     sessions: createSessionAuthenticator(pool, sessionTokens),
     methodAuth: new Map([
       [HealthService.method.check, 'none'],
+      [HealthService.method.ocr, 'either'],
       ...ACCOUNT_METHOD_AUTH,
       ...BILLING_METHOD_AUTH,
       ...OAUTH_METHOD_AUTH,

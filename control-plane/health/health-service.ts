@@ -7,7 +7,10 @@ import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { JOB_DEADLINE_MAX_MS } from '../../common/limits.js';
 import type { NatsNames } from '../../common/nats-names.js';
-import { CheckResponseSchema, ComponentHealthSchema, HealthService, JobsHealthResponseSchema } from '../../proto/gen/trawl/v1/health_pb.js';
+import { readDocumentCapabilities } from '../../common/document-capabilities.js';
+import { DOCUMENT_POOL } from '../../common/tiers.js';
+import { CheckResponseSchema, ComponentHealthSchema, HealthService, JobsHealthResponseSchema, OcrHealthResponseSchema } from '../../proto/gen/trawl/v1/health_pb.js';
+import { callerOf, requireAdmin } from '../accounts/caller.js';
 import type { WorkerRegistry } from './worker-registry.js';
 
 export interface HealthDeps {
@@ -97,6 +100,26 @@ export function createHealthService(deps: HealthDeps): ServiceImpl<typeof Health
           : stuck === 0
             ? 'No stuck jobs'
             : `${stuck} stuck jobs, below the threshold of ${STUCK_JOBS_THRESHOLD}`,
+      });
+    },
+
+    ocr(_req, ctx) {
+      requireAdmin(callerOf(ctx));
+      const announced = deps.workers.capabilities(DOCUMENT_POOL).map(readDocumentCapabilities);
+      const ready = announced.filter((c) => c !== null && c.ocr_engine !== '');
+      // A language counts when every worker that reads images has it: any of them may get the task.
+      const languages = ready.length === 0 ? [] : ready[0]!.ocr_languages.filter((l) => ready.every((c) => c!.ocr_languages.includes(l)));
+      const available = ready.length > 0;
+      return create(OcrHealthResponseSchema, {
+        available,
+        workers: announced.length,
+        languages,
+        engine: ready[0]?.ocr_engine ?? '',
+        message: available
+          ? `${ready.length} document worker${ready.length === 1 ? '' : 's'} can read images`
+          : announced.length === 0
+            ? 'No document-pool worker is running'
+            : 'The document-pool workers cannot run OCR (the tesseract program is missing or failing)',
       });
     },
   };

@@ -58,6 +58,9 @@ function fetchPayload(job: JobForTask): Task['payload'] {
       contentType: req.contentType || 'application/json',
       timeoutMs: (req.timeout || DEFAULT_FETCH_TIMEOUT_S) * 1000,
       includeRawHtml: req.includeRawHtml,
+      mode: req.mode,
+      ocrLanguage: typeof advanced['ocr_language'] === 'string' ? advanced['ocr_language'] : '',
+      ocr: advanced['ocr'] === true,
       pipeline: pipelineOptions(req, { onlyMainContent: advanced['only_main_content'] !== false }),
     }),
   };

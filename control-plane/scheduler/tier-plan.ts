@@ -1,6 +1,6 @@
 import { TrawlError } from '../../common/errors.js';
-import { tierPrice, toCredits, toMicrocents } from '../../common/pricing.js';
-import { BROWSER_TIER, DEFAULT_MAX_TIER, PREMIUM_PROXY_TIER, SLOW_TIER, TIER_ORDER, tierRank as rank } from '../../common/tiers.js';
+import { OCR_PRICE, tierPrice, toCredits, toMicrocents } from '../../common/pricing.js';
+import { BROWSER_TIER, DEFAULT_MAX_TIER, DOCUMENT_POOL, DOCUMENT_TIER, PREMIUM_PROXY_TIER, SLOW_TIER, TIER_ORDER, tierRank as rank } from '../../common/tiers.js';
 
 export interface TierPlanInput {
   mode: string;
@@ -13,8 +13,12 @@ export interface TierPlanInput {
     preferSpeed?: boolean;
     failFast?: boolean;
   };
+  /** advanced.ocr: an image response is read by OCR (on the document pool). */
+  ocr?: boolean;
   /** Tiers with a worker pool deployed. */
   availableTiers: readonly string[];
+  /** Whether the document pool (PDF and OCR) is deployed. */
+  documentPool?: boolean;
 }
 
 export interface TierPlan {
@@ -22,10 +26,14 @@ export interface TierPlan {
   tiers: string[];
   /** The most the job can cost: only the successful attempt is charged. */
   maxCostMicrocents: number;
+  /** The pool every attempt runs on, when it is not the tier's own (TIER_POOLS). */
+  pool?: string;
+  /** Charged with the successful attempt on top of its tier's price (the OCR add-on). */
+  addOnMicrocents?: number;
 }
 
-/** Modes run by a pool of their own, which no deployment has yet. */
-const POOL_MODES: ReadonlySet<string> = new Set(['pdf', 'ocr']);
+/** Modes run by the document pool. */
+const DOCUMENT_MODES: ReadonlySet<string> = new Set(['pdf', 'ocr']);
 /** The highest tier html mode uses: the HTTP tiers. */
 const HTML_MAX_TIER = '2';
 
@@ -43,6 +51,8 @@ export function planTiers(input: TierPlanInput): TierPlan {
     });
   }
 
+  if (DOCUMENT_MODES.has(input.mode) || input.ocr) return documentPlan(input);
+
   let candidates: string[];
   if (cc.forceTier !== undefined) {
     candidates = [cc.forceTier];
@@ -57,8 +67,6 @@ export function planTiers(input: TierPlanInput): TierPlan {
       });
     }
     candidates = [BROWSER_TIER];
-  } else if (POOL_MODES.has(input.mode)) {
-    throw new TrawlError('SERVICE_UNAVAILABLE', `mode "${input.mode}" needs the ${input.mode} pool, which is not deployed on this service`);
   } else {
     const ceiling = input.mode === 'html' ? Math.min(rank(maxTier), rank(HTML_MAX_TIER)) : rank(maxTier);
     candidates = TIER_ORDER.filter((t) => rank(t) <= ceiling && t !== PREMIUM_PROXY_TIER);
@@ -100,6 +108,48 @@ export function planTiers(input: TierPlanInput): TierPlan {
   return { tiers, maxCostMicrocents: Math.max(...tiers.map(tierPrice)) };
 }
 
+/**
+ * Modes pdf and ocr (and advanced.ocr) run on the document pool, which
+ * fetches over plain HTTP: one attempt at tier 1, no escalation, with the
+ * OCR add-on when images are read. Cost controls still bound it.
+ */
+function documentPlan(input: TierPlanInput): TierPlan {
+  const { costControls: cc } = input;
+  const field = input.ocr && !DOCUMENT_MODES.has(input.mode) ? 'advanced.ocr' : 'mode';
+  const what = field === 'mode' ? `mode "${input.mode}"` : 'advanced.ocr';
+  if (input.renderJs || input.mode === 'js') {
+    const browser = input.renderJs ? 'advanced.render_js' : 'mode';
+    throw new TrawlError('VALIDATION_ERROR', `${what} reads documents over plain HTTP and cannot be combined with ${input.renderJs ? 'advanced.render_js' : 'mode "js"'}`, {
+      fields: [
+        { field: field === browser ? 'advanced.ocr' : field, message: 'runs on the document pool', code: 'conflict' },
+        { field: browser, message: 'needs the browser', code: 'conflict' },
+      ],
+    });
+  }
+  if (cc.forceTier !== undefined && cc.forceTier !== DOCUMENT_TIER) {
+    throw new TrawlError('VALIDATION_ERROR', `${what} is fetched at tier ${DOCUMENT_TIER}; cost_controls.force_tier ${cc.forceTier} cannot apply`, {
+      fields: [{ field: 'cost_controls.force_tier', message: `only ${DOCUMENT_TIER} runs ${what}`, code: 'conflict' }],
+    });
+  }
+  const addOnMicrocents = input.ocr || input.mode === 'ocr' ? OCR_PRICE : 0;
+  const cost = tierPrice(DOCUMENT_TIER) + addOnMicrocents;
+  if (cc.maxCredits !== undefined && cost > toMicrocents(cc.maxCredits)) {
+    throw new TrawlError('EXCEEDS_COST_LIMIT', `${what} costs more than cost_controls.max_credits`, {
+      max_credits: cc.maxCredits,
+      estimated_credits: toCredits(cost),
+    });
+  }
+  if (!input.documentPool) {
+    throw new TrawlError('SERVICE_UNAVAILABLE', `${what} needs the document pool, which is not deployed on this service`);
+  }
+  return { tiers: [DOCUMENT_TIER], maxCostMicrocents: cost, pool: DOCUMENT_POOL, addOnMicrocents };
+}
+
+/** What the plan's first attempt costs if it succeeds: its tier's price and any add-on. */
+export function firstAttemptPrice(plan: TierPlan): number {
+  return tierPrice(plan.tiers[0]!) + (plan.addOnMicrocents ?? 0);
+}
+
 /** The next tier after `current` in the plan, if escalation should continue. */
 export function nextTier(plan: readonly string[], current: string): string | undefined {
   const at = plan.indexOf(current);
@@ -116,7 +166,6 @@ export function estimateTiers(input: TierPlanInput): { plan: TierPlan; runnable:
     return { plan: planTiers(input), runnable: true };
   } catch (err) {
     if (!(err instanceof TrawlError) || err.code !== 'SERVICE_UNAVAILABLE') throw err;
-    const mode = POOL_MODES.has(input.mode) ? 'auto' : input.mode;
-    return { plan: planTiers({ ...input, mode, availableTiers: TIER_ORDER }), runnable: false };
+    return { plan: planTiers({ ...input, availableTiers: TIER_ORDER, documentPool: true }), runnable: false };
   }
 }

@@ -1,14 +1,18 @@
 import { jobDeadlineMs } from '../../common/limits.js';
-import { tierPrice } from '../../common/pricing.js';
 import { TIER_POOLS, type Tier } from '../../common/tiers.js';
 import type { ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import type { JobSpec } from '../jobs/admission.js';
 import { requestToJson } from '../scheduler/dispatcher.js';
-import type { TierPlan, TierPlanInput } from '../scheduler/tier-plan.js';
+import { firstAttemptPrice, type TierPlan, type TierPlanInput } from '../scheduler/tier-plan.js';
 
 /** What tier planning reads from a scrape request. */
-export function tierPlanInput(request: ScrapeRequest): Omit<TierPlanInput, 'availableTiers'> {
-  return { mode: request.mode, renderJs: request.advanced?.['render_js'] === true, costControls: request.costControls ?? {} };
+export function tierPlanInput(request: ScrapeRequest): Omit<TierPlanInput, 'availableTiers' | 'documentPool'> {
+  return {
+    mode: request.mode,
+    renderJs: request.advanced?.['render_js'] === true,
+    ocr: request.advanced?.['ocr'] === true,
+    costControls: request.costControls ?? {},
+  };
 }
 
 /** The job a scrape request becomes: it starts on the plan's first tier and reserves the plan's most expensive one. */
@@ -23,9 +27,9 @@ export function scrapeJobSpec(request: ScrapeRequest, plan: TierPlan, options: {
     sync: request.sync,
     request: requestToJson(request),
     tierPlan: plan.tiers,
-    pool: TIER_POOLS[first],
+    pool: plan.pool ?? TIER_POOLS[first],
     reserveMicrocents: plan.maxCostMicrocents,
-    attemptPriceMicrocents: tierPrice(first),
+    attemptPriceMicrocents: firstAttemptPrice(plan),
     deadline: new Date(Date.now() + jobDeadlineMs(request.timeout)),
     ...(options.inputKey ? { inputKey: options.inputKey } : {}),
     estimatedTier: plan.tiers[plan.tiers.length - 1]!,

@@ -6,7 +6,6 @@ import { TrawlError } from '../../common/errors.js';
 import { validateExtractionSchema } from '../../common/extraction-schema.js';
 import { INLINE_BODY_LIMIT_BYTES } from '../../common/limits.js';
 import type { Logger } from '../../common/logger.js';
-import { tierPrice } from '../../common/pricing.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 import { SLOW_TIER, tierRank } from '../../common/tiers.js';
 import { EstimateResponseSchema, GetJobResponseSchema, ScrapeService, SubmitResponseSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
@@ -19,7 +18,7 @@ import type { Db } from '../jobs/job-store.js';
 import { jobView, type JobLoader } from '../jobs/job-view.js';
 import type { DispatchEntitlement } from '../limits/dispatch-entitlement.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
-import { estimateTiers, planTiers } from '../scheduler/tier-plan.js';
+import { estimateTiers, firstAttemptPrice, planTiers } from '../scheduler/tier-plan.js';
 import { scrapeJobSpec, tierPlanInput } from './scrape-job.js';
 
 export interface ScrapeServiceDeps {
@@ -29,6 +28,8 @@ export interface ScrapeServiceDeps {
   dispatcher: Dispatcher;
   signals: JobSignals;
   availableTiers: readonly string[];
+  /** Whether the document pool (modes pdf and ocr) is deployed. */
+  documentPool: boolean;
   llmConfigured: boolean;
   jobs: JobLoader;
   log: Logger;
@@ -47,7 +48,7 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       if (!request || !request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
       if (request.extractionSchema !== undefined) validateExtractionSchema(request.extractionSchema);
       refuseUnconfiguredPrompt(request.extractionPrompt, deps.llmConfigured);
-      const plan = planTiers({ ...tierPlanInput(request), availableTiers: deps.availableTiers });
+      const plan = planTiers({ ...tierPlanInput(request), availableTiers: deps.availableTiers, documentPool: deps.documentPool });
       const jobId = randomUUID();
       // A large request body waits in Redis, so the task stays well under the NATS message limit.
       const parked = Buffer.byteLength(request.body ?? '', 'utf8') > INLINE_BODY_LIMIT_BYTES ? { key: deps.keys.scrapeBody(jobId), value: request.body! } : undefined;
@@ -66,10 +67,10 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
 
     async estimate(req) {
       if (!req.request || !req.request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
-      const { plan, runnable } = estimateTiers({ ...tierPlanInput(req.request), availableTiers: deps.availableTiers });
+      const { plan, runnable } = estimateTiers({ ...tierPlanInput(req.request), availableTiers: deps.availableTiers, documentPool: deps.documentPool });
       return create(EstimateResponseSchema, {
         tiers: plan.tiers,
-        estimatedMicrocents: BigInt(tierPrice(plan.tiers[0]!)),
+        estimatedMicrocents: BigInt(firstAttemptPrice(plan)),
         maxPossibleMicrocents: BigInt(plan.maxCostMicrocents),
         runnable,
         availableTiers: [...deps.availableTiers],

@@ -39,6 +39,7 @@ describe('ScrapeService behind the control-plane interceptors', function () {
       dispatcher: createDispatcher({ js: ctx.services.js, names: ctx.services.names, pool, log }),
       signals: ctx.signals,
       availableTiers: ['1'],
+      documentPool: true,
       llmConfigured: over.llmConfigured ?? true,
       jobs: createJobLoader({ pool, redis: over.redis ?? ctx.services.redis, resultTtlSeconds: 24 * 3600 }),
       log,

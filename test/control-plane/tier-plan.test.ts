@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { TrawlError } from '../../common/errors.js';
-import { nextTier, planTiers } from '../../control-plane/scheduler/tier-plan.js';
+import { estimateTiers, firstAttemptPrice, nextTier, planTiers } from '../../control-plane/scheduler/tier-plan.js';
 
 const ALL = ['1', '2', '3', '3.5', '4', '5'];
 
@@ -81,6 +81,41 @@ describe('tier planning', () => {
     const err = planError(() => planTiers({ mode: 'auto', renderJs: true, costControls: {}, availableTiers: ['1'] }));
     expect(err.code).to.equal('SERVICE_UNAVAILABLE');
     expect(err.httpStatus).to.equal(503);
+  });
+
+  describe('documents (modes pdf and ocr, advanced.ocr)', () => {
+    const doc = (over: Partial<Parameters<typeof planTiers>[0]>) =>
+      planTiers({ mode: 'pdf', renderJs: false, costControls: {}, availableTiers: ALL, documentPool: true, ...over });
+
+    it('runs one tier-1 attempt on the document pool, with the OCR add-on for images', () => {
+      expect(doc({})).to.deep.equal({ tiers: ['1'], maxCostMicrocents: 200, pool: 'document', addOnMicrocents: 0 });
+      const ocr = doc({ mode: 'ocr' });
+      expect(ocr).to.deep.equal({ tiers: ['1'], maxCostMicrocents: 1_200, pool: 'document', addOnMicrocents: 1_000 });
+      expect(firstAttemptPrice(ocr)).to.equal(1_200);
+      expect(doc({ mode: 'auto', ocr: true })).to.include({ pool: 'document', maxCostMicrocents: 1_200 });
+    });
+
+    it('refuses the browser, another forced tier and a max_credits below the price', () => {
+      expect(planError(() => doc({ renderJs: true })).details).to.deep.include({
+        fields: [
+          { field: 'mode', message: 'runs on the document pool', code: 'conflict' },
+          { field: 'advanced.render_js', message: 'needs the browser', code: 'conflict' },
+        ],
+      });
+      expect(planError(() => doc({ mode: 'js', ocr: true })).code).to.equal('VALIDATION_ERROR');
+      expect(planError(() => doc({ costControls: { forceTier: '4' } })).code).to.equal('VALIDATION_ERROR');
+      expect(doc({ costControls: { forceTier: '1', maxCredits: 6 }, mode: 'ocr' }).tiers).to.deep.equal(['1']);
+      const over = planError(() => doc({ mode: 'ocr', costControls: { maxCredits: 5.5 } }));
+      expect(over.code).to.equal('EXCEEDS_COST_LIMIT');
+      expect(over.details).to.deep.equal({ max_credits: 5.5, estimated_credits: 6 });
+    });
+
+    it('answers SERVICE_UNAVAILABLE without the pool, and estimates such a request as not runnable', () => {
+      expect(planError(() => doc({ documentPool: false })).code).to.equal('SERVICE_UNAVAILABLE');
+      const { plan, runnable } = estimateTiers({ mode: 'ocr', renderJs: false, costControls: {}, availableTiers: ['1'], documentPool: false });
+      expect(runnable).to.equal(false);
+      expect(firstAttemptPrice(plan)).to.equal(1_200);
+    });
   });
 
   it('finds the next tier of a plan', () => {

@@ -79,16 +79,6 @@ describe('credits: reservation, settlement and rejection', function () {
     expect(await balanceOf(stack.pool, accountId)).to.equal(100_000);
   });
 
-  it('estimates pdf and ocr mode requests as not runnable here rather than refusing them', async () => {
-    const { key } = await createTestAccount(stack, 10_000);
-    for (const mode of ['pdf', 'ocr']) {
-      const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape/estimate', { url: `${site.url}/pdf`, mode });
-      expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      expect(res.body.runnable, mode).to.equal(false);
-      expect(res.body.estimated_credits).to.equal(1);
-    }
-  });
-
   it('refuses force_tier above max_tier', async () => {
     const { key } = await createTestAccount(stack, 100_000);
     const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', {

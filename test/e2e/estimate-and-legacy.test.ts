@@ -75,11 +75,8 @@ describe('POST /api/v1/scrape/estimate and the deprecated per-mode routes', func
       expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 200);
     });
 
-    for (const [path, body] of [
-      ['/api/v1/scrape/js', { url: 'https://example.com/' }],
-      ['/api/v1/scrape/ocr', { url: 'https://example.com/scan.png' }],
-      ['/api/v1/scrape/pdf', { url: 'https://example.com/doc.pdf' }],
-    ] as const) {
+    // /scrape/pdf and /scrape/ocr run on the document pool: test/e2e/documents.test.ts.
+    for (const [path, body] of [['/api/v1/scrape/js', { url: 'https://example.com/' }]] as const) {
       it(`answers ${path} with 503 while its pool is not deployed, still marked deprecated, charging nothing`, async () => {
         const before = await balanceOf(stack.pool, account.accountId);
         const res = await post(path, body);

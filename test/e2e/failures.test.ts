@@ -28,7 +28,7 @@ describe('target failures are classified, answered and refunded', function () {
     ['a name that does not resolve', () => 'http://nonexistent-host.invalid/', {}, 503, 'NETWORK_ERROR'],
     ['a page over 10 MB (streamed)', () => `${site.url}/huge?mb=11`, {}, 413, 'CONTENT_TOO_LARGE'],
     ['a page over 10 MB (declared)', () => `${site.url}/huge-declared`, {}, 413, 'CONTENT_TOO_LARGE'],
-    ['a PDF in auto mode', () => `${site.url}/pdf`, {}, 415, 'UNSUPPORTED_CONTENT_TYPE'],
+    ['an image in auto mode', () => `${site.url}/image.png`, {}, 415, 'UNSUPPORTED_CONTENT_TYPE'],
   ];
   for (const [what, url, extra, status, code] of cases) {
     it(`answers ${what} with ${status} ${code} and refunds it`, async () => {

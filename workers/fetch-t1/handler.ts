@@ -1,3 +1,6 @@
+import { TrawlError } from '../../common/errors.js';
+import { DEFAULT_OCR_LANGUAGE, ocrTextToHtml, type OcrEngine } from '../document/ocr.js';
+import { acceptedDocumentMimes, documentKind, PDF_MIME, type DocumentKind } from '../fetching/document-types.js';
 import type { FetchedPage } from '../fetching/fetch-result.js';
 import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipeline.js';
 import { AttemptFailure } from '../runtime/attempt-failure.js';
@@ -6,6 +9,8 @@ import type { DomainLease } from '../runtime/domain-lease.js';
 import { fetchPage, type FetchConfig } from '../fetching/http-fetcher.js';
 
 export interface FetchWorkDeps {
+  /** Reads images (mode ocr, advanced.ocr); a pool without it refuses them. */
+  ocr?: { engine: OcrEngine; budgetMs: number };
   /** Where large request bodies wait (the task carries their key instead). */
   readInput(key: string): Promise<string | null>;
   lease: DomainLease;
@@ -18,7 +23,14 @@ export interface FetchWorkDeps {
 const LEASE_REFRESH_MS = 5_000;
 
 /** Tier 1: the page fetched over plain HTTP while holding a slot of its domain, then the content pipeline. */
-export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', FetchedPage> {
+/** Why a response does not fit the request's mode, or null when it does. */
+function refusedByMode(mode: string, kind: DocumentKind, contentType: string): string | null {
+  if (mode === 'pdf' && kind !== 'pdf') return `mode "pdf" needs a PDF; the URL answered ${contentType}`;
+  if (mode === 'ocr' && kind !== 'image') return `mode "ocr" needs an image (PNG, JPEG, GIF, TIFF, BMP or WebP); the URL answered ${contentType}`;
+  return null;
+}
+
+export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', FetchedPage & { document: DocumentKind }> {
   return {
     payload: 'fetch',
     processFailureCode: 'EXTRACTION_FAILED',
@@ -58,7 +70,14 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       let outcome;
       try {
         outcome = await fetchPage(
-          { url: task.url, method: task.method, body, contentType: task.contentType, timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)) },
+          {
+            url: task.url,
+            method: task.method,
+            body,
+            contentType: task.contentType,
+            timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
+            acceptMimes: acceptedDocumentMimes(task.mode, task.ocr),
+          },
           deps.fetchConfig,
         );
       } finally {
@@ -75,15 +94,29 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
           fetchMs,
         });
       }
-      return { input: outcome, report: { statusCode: outcome.statusCode, finalUrl: outcome.finalUrl, bytes: BigInt(outcome.bytes), fetchMs } };
+      const report = { statusCode: outcome.statusCode, finalUrl: outcome.finalUrl, bytes: BigInt(outcome.bytes), fetchMs };
+      const kind = documentKind(outcome.contentType, outcome.body);
+      const refused = refusedByMode(task.mode, kind, outcome.contentType);
+      if (refused) throw new AttemptFailure('UNSUPPORTED_CONTENT_TYPE', refused, report);
+      return { input: { ...outcome, document: kind }, report };
     },
 
-    process(task, page, scope) {
+    async process(task, page, scope) {
+      let document = { bytes: page.body as Uint8Array, charset: page.charset, contentType: page.document === 'pdf' ? PDF_MIME : page.contentType };
+      let onlyMainContent = task.pipeline?.onlyMainContent ?? false;
+      if (page.document === 'image') {
+        if (!deps.ocr) throw new TrawlError('UNSUPPORTED_CONTENT_TYPE', 'Images are read by OCR on the document pool (mode ocr)');
+        const budget = Math.min(deps.ocr.budgetMs, scope.deadlineMs - Date.now());
+        const text = await deps.ocr.engine.read(page.body, { languages: task.ocrLanguage || DEFAULT_OCR_LANGUAGE, timeoutMs: Math.max(1, budget) });
+        document = { bytes: Buffer.from(ocrTextToHtml(text, ''), 'utf8'), charset: 'utf-8', contentType: 'text/html' };
+        // An image's text is all content: there is no page furniture to leave out.
+        onlyMainContent = false;
+      }
       return deps.pipeline.process(
         {
-          bytes: page.body,
-          charset: page.charset,
-          input: { ...pipelineInput(task.pipeline), contentType: page.contentType, url: page.finalUrl, endpoint: 'scrape' },
+          bytes: document.bytes,
+          charset: document.charset,
+          input: { ...pipelineInput(task.pipeline), onlyMainContent, contentType: document.contentType, url: page.finalUrl, endpoint: 'scrape' },
           source: {
             url: task.url,
             finalUrl: page.finalUrl,

@@ -1,8 +1,10 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { publicFailure } from '../../common/errors.js';
 import { decodeText } from '../fetching/charset.js';
+import { PDF_MIME } from '../fetching/document-types.js';
 import { processDocument, type PipelineInput, type ProcessedDocument } from './index.js';
 import type { LlmRequest } from './llm-step.js';
+import { pdfToHtml } from './pdf/pdf-to-html.js';
 import { toStoredResult, type ResultSource } from './stored-result.js';
 
 /** A document as bytes in a known charset, moved (not copied) to the thread, which decodes it once. */
@@ -35,15 +37,33 @@ function moved(result: Uint8Array): ThreadResult {
   }) as unknown as ThreadResult;
 }
 
-/** Runs in a worker thread (see pipeline-pool.ts); errors come back as data so their codes survive the thread boundary. */
-export default function runInThread(task: ThreadTask): ThreadResult {
+function failed(err: unknown): ThreadResult {
+  return { kind: 'failed', ...publicFailure(err, 'EXTRACTION_FAILED', 'The content could not be processed') };
+}
+
+function processText(task: ThreadTask, body: string): ThreadResult {
+  const processed = processDocument({ ...task.input, body });
+  if (processed.llm) return { kind: 'llm', processed: processed as ProcessedDocument & { llm: LlmRequest }, document: task.source.includeRawHtml ? body : '' };
+  return moved(toStoredResult(processed, task.source, body));
+}
+
+/** A PDF is read into HTML first (whole: a document has no boilerplate to leave out), then processed like a page. */
+async function processPdf(task: ThreadTask): Promise<ThreadResult> {
   try {
-    const body = decodeText(task.bytes, task.charset);
-    const processed = processDocument({ ...task.input, body });
-    if (processed.llm) return { kind: 'llm', processed: processed as ProcessedDocument & { llm: LlmRequest }, document: task.source.includeRawHtml ? body : '' };
-    return moved(toStoredResult(processed, task.source, body));
+    const { html } = await pdfToHtml(task.bytes);
+    return processText({ ...task, input: { ...task.input, contentType: 'text/html', onlyMainContent: false } }, html);
   } catch (err) {
-    return { kind: 'failed', ...publicFailure(err, 'EXTRACTION_FAILED', 'The content could not be processed') };
+    return failed(err);
+  }
+}
+
+/** Runs in a worker thread (see pipeline-pool.ts); errors come back as data so their codes survive the thread boundary. */
+export default function runInThread(task: ThreadTask): ThreadResult | Promise<ThreadResult> {
+  if (task.input.contentType === PDF_MIME) return processPdf(task);
+  try {
+    return processText(task, decodeText(task.bytes, task.charset));
+  } catch (err) {
+    return failed(err);
   }
 }
 

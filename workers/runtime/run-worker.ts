@@ -22,6 +22,8 @@ export interface WorkerContext extends ProcessContext {
 export interface PoolSetup<K extends NonNullable<Task['payload']['case']>, I> {
   work: AttemptWork<K, I>;
   close?(): Promise<void>;
+  /** What the pool can do, announced with every heartbeat (read by the health routes). */
+  capabilities?: Record<string, unknown>;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function runWorker<K extends NonNullable<Task['payload']['case']>, 
         { pool, concurrency: config.worker.concurrency, ackWaitMs: config.worker.ackWaitMs, maxDeliver: config.worker.maxDeliver, drainTimeoutMs: DRAIN_TIMEOUT_MS },
         handler,
       );
-      const heartbeat = startHeartbeat(nc, names, identity);
+      const heartbeat = startHeartbeat(nc, names, identity, own.capabilities ? { capabilities: own.capabilities } : {});
       log.info({ workerId, concurrency: config.worker.concurrency }, `${pool} worker started`);
       return {
         async stop() {

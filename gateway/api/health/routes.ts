@@ -5,7 +5,7 @@ import { IP_LIMITS } from '../../../common/limits.js';
 import { callOptions } from '../../http/call-options.js';
 import { RETRY_AFTER_HEADER, setRetryAfter } from '../../http/retry-after.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { HealthStatus, JobsHealth, Liveness, Readiness, ServiceStatus } from './schemas.js';
+import { HealthStatus, JobsHealth, Liveness, OcrHealth, Readiness, ServiceStatus } from './schemas.js';
 
 const CHECK_TIMEOUT_MS = 3_000;
 
@@ -106,6 +106,22 @@ export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       handler: async ({ ctx }) => {
         const res = await deps.controlPlane.health.jobs({}, callOptions(ctx, CHECK_TIMEOUT_MS));
         ctx.body = { stuck_jobs: res.stuckJobs, threshold: res.threshold, status: res.status, queue_depth: Number(res.queueDepth), message: res.message };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/health/ocr',
+      operationId: 'ocrHealth',
+      summary: 'OCR availability (administrators)',
+      description:
+        'Whether images can be read (mode ocr, advanced.ocr): the live document-pool workers, the OCR engine they run and the languages they all have. Takes an API key or a session token of a user with the admin role.',
+      tags: ['Health'],
+      auth: 'either',
+      responses: { 200: { description: 'The OCR report', schema: OcrHealth } },
+      errors: { 403: 'FORBIDDEN for callers without the admin role' },
+      handler: async ({ ctx }) => {
+        const res = await deps.controlPlane.health.ocr({}, callOptions(ctx, CHECK_TIMEOUT_MS));
+        ctx.body = { status: res.available ? 'available' : 'unavailable', workers: res.workers, languages: res.languages, engine: res.engine, message: res.message };
       },
     }),
     defineRoute({

@@ -29,3 +29,12 @@ export const JobsHealth = z
     message: z.string(),
   })
   .meta({ id: 'JobsHealth' });
+export const OcrHealth = z
+  .object({
+    status: z.enum(['available', 'unavailable']),
+    workers: z.number().int().meta({ description: 'Document-pool workers alive in the last heartbeat window.' }),
+    languages: z.array(z.string()).meta({ description: 'OCR languages (Tesseract codes) every live document worker has data for; usable as advanced.ocr_language.' }),
+    engine: z.string().meta({ description: 'The OCR engine and its version, as the workers report it; empty when none can run.' }),
+    message: z.string(),
+  })
+  .meta({ id: 'OcrHealth' });

@@ -39,13 +39,13 @@ const LEGACY_ROUTES: LegacyRoute[] = [
   {
     name: 'ocr',
     schema: LegacyOcrRequest,
-    runs: 'mode "ocr" (needs the OCR pool)',
-    toUnified: (b) => ({ url: b['url'], mode: 'ocr', force_refresh: b['force_refresh'], formats: ['text'], advanced: { ocr: true } }),
+    runs: 'mode "ocr" on the document pool, with `language` as advanced.ocr_language',
+    toUnified: (b) => ({ url: b['url'], mode: 'ocr', force_refresh: b['force_refresh'], formats: ['text'], advanced: { ocr: true, ocr_language: b['language'] } }),
   },
   {
     name: 'pdf',
     schema: LegacyPdfRequest,
-    runs: 'mode "pdf" (needs the PDF pool)',
+    runs: 'mode "pdf" on the document pool',
     toUnified: (b) => ({ url: b['url'], mode: 'pdf', force_refresh: b['force_refresh'], formats: [b['format']] }),
   },
 ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HttpUrl } from '../shared/fields.js';
-import { FetchTimeout } from './schemas.js';
+import { FetchTimeout, OCR_LANGUAGES, OCR_LANGUAGES_MESSAGE } from './schemas.js';
 
 // The unified fetch sends its own browser-like headers and always follows redirects (each hop checked by the
 // SSRF guard); the old routes' knobs for these are refused rather than silently ignored.
@@ -43,7 +43,7 @@ export const LegacyLightRequest = z.object(legacyPageFetch).strict()
   .meta({ id: 'LegacyLightRequest' });
 
 export const LegacyOcrRequest = z
-  .object({ url: HttpUrl, language: z.string().min(2).max(32).default('eng'), force_refresh: z.boolean().default(false) })
+  .object({ url: HttpUrl, language: z.string().regex(OCR_LANGUAGES, OCR_LANGUAGES_MESSAGE).default('eng'), force_refresh: z.boolean().default(false) })
   .strict()
   .meta({ id: 'LegacyOcrRequest' });
 

@@ -7,12 +7,22 @@ import { ExtractionSchema, formatList, HttpsUrl, HttpUrl, promptText, RagOptions
 /** Seconds a fetch may take. */
 export const FetchTimeout = z.number().int().min(1).max(300).default(DEFAULT_FETCH_TIMEOUT_S);
 
+/** Tesseract language codes (three letters, an optional script or variant), joined by +. */
+export const OCR_LANGUAGES = /^[a-z]{3}(_[a-z]{2,8})?(\+[a-z]{3}(_[a-z]{2,8})?){0,4}$/;
+
+export const OCR_LANGUAGES_MESSAGE = 'Tesseract language codes joined by +, such as eng or eng+deu';
+
 export const Advanced = z
   .object({
     render_js: z.union([z.boolean(), z.literal('auto')]).optional(),
     screenshot: z.boolean().optional(),
     generate_pdf: z.boolean().optional(),
-    ocr: z.boolean().optional(),
+    ocr: z.boolean().optional().meta({ description: 'Reads an image response with OCR (as mode ocr does); +5 credits.' }),
+    ocr_language: z
+      .string()
+      .regex(OCR_LANGUAGES, OCR_LANGUAGES_MESSAGE)
+      .optional()
+      .meta({ description: 'Languages OCR reads, as Tesseract codes joined by + (default eng). Used with mode ocr or advanced.ocr.' }),
     use_proxy: z.boolean().optional(),
     markdown: z.boolean().optional(),
     wait_condition: z.enum(['domcontentloaded', 'networkidle', 'load']).optional(),

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/health.proto.
  */
 export const file_trawl_v1_health: GenFile = /*@__PURE__*/
-  fileDesc("ChV0cmF3bC92MS9oZWFsdGgucHJvdG8SCHRyYXdsLnYxIg4KDENoZWNrUmVxdWVzdCJOCg9Db21wb25lbnRIZWFsdGgSDAoEbmFtZRgBIAEoCRIKCgJvaxgCIAEoCBISCgpsYXRlbmN5X21zGAMgASgDEg0KBWVycm9yGAQgASgJIr4BCg1DaGVja1Jlc3BvbnNlEgoKAm9rGAEgASgIEi0KCmNvbXBvbmVudHMYAiADKAsyGS50cmF3bC52MS5Db21wb25lbnRIZWFsdGgSPgoMbGl2ZV93b3JrZXJzGAMgAygLMigudHJhd2wudjEuQ2hlY2tSZXNwb25zZS5MaXZlV29ya2Vyc0VudHJ5GjIKEExpdmVXb3JrZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgFOgI4ASITChFKb2JzSGVhbHRoUmVxdWVzdCJxChJKb2JzSGVhbHRoUmVzcG9uc2USEgoKc3R1Y2tfam9icxgBIAEoBRIRCgl0aHJlc2hvbGQYAiABKAUSDgoGc3RhdHVzGAMgASgJEhMKC3F1ZXVlX2RlcHRoGAQgASgDEg8KB21lc3NhZ2UYBSABKAkyjAEKDUhlYWx0aFNlcnZpY2USOAoFQ2hlY2sSFi50cmF3bC52MS5DaGVja1JlcXVlc3QaFy50cmF3bC52MS5DaGVja1Jlc3BvbnNlEkEKBEpvYnMSGy50cmF3bC52MS5Kb2JzSGVhbHRoUmVxdWVzdBocLnRyYXdsLnYxLkpvYnNIZWFsdGhSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("ChV0cmF3bC92MS9oZWFsdGgucHJvdG8SCHRyYXdsLnYxIg4KDENoZWNrUmVxdWVzdCJOCg9Db21wb25lbnRIZWFsdGgSDAoEbmFtZRgBIAEoCRIKCgJvaxgCIAEoCBISCgpsYXRlbmN5X21zGAMgASgDEg0KBWVycm9yGAQgASgJIr4BCg1DaGVja1Jlc3BvbnNlEgoKAm9rGAEgASgIEi0KCmNvbXBvbmVudHMYAiADKAsyGS50cmF3bC52MS5Db21wb25lbnRIZWFsdGgSPgoMbGl2ZV93b3JrZXJzGAMgAygLMigudHJhd2wudjEuQ2hlY2tSZXNwb25zZS5MaXZlV29ya2Vyc0VudHJ5GjIKEExpdmVXb3JrZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgFOgI4ASITChFKb2JzSGVhbHRoUmVxdWVzdCJxChJKb2JzSGVhbHRoUmVzcG9uc2USEgoKc3R1Y2tfam9icxgBIAEoBRIRCgl0aHJlc2hvbGQYAiABKAUSDgoGc3RhdHVzGAMgASgJEhMKC3F1ZXVlX2RlcHRoGAQgASgDEg8KB21lc3NhZ2UYBSABKAkiEgoQT2NySGVhbHRoUmVxdWVzdCJrChFPY3JIZWFsdGhSZXNwb25zZRIRCglhdmFpbGFibGUYASABKAgSDwoHd29ya2VycxgCIAEoBRIRCglsYW5ndWFnZXMYAyADKAkSDgoGZW5naW5lGAQgASgJEg8KB21lc3NhZ2UYBSABKAkyzAEKDUhlYWx0aFNlcnZpY2USOAoFQ2hlY2sSFi50cmF3bC52MS5DaGVja1JlcXVlc3QaFy50cmF3bC52MS5DaGVja1Jlc3BvbnNlEkEKBEpvYnMSGy50cmF3bC52MS5Kb2JzSGVhbHRoUmVxdWVzdBocLnRyYXdsLnYxLkpvYnNIZWFsdGhSZXNwb25zZRI+CgNPY3ISGi50cmF3bC52MS5PY3JIZWFsdGhSZXF1ZXN0GhsudHJhd2wudjEuT2NySGVhbHRoUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message trawl.v1.CheckRequest
@@ -145,6 +145,64 @@ export const JobsHealthResponseSchema: GenMessage<JobsHealthResponse> = /*@__PUR
   messageDesc(file_trawl_v1_health, 4);
 
 /**
+ * @generated from message trawl.v1.OcrHealthRequest
+ */
+export type OcrHealthRequest = Message<"trawl.v1.OcrHealthRequest"> & {
+};
+
+/**
+ * Describes the message trawl.v1.OcrHealthRequest.
+ * Use `create(OcrHealthRequestSchema)` to create a new message.
+ */
+export const OcrHealthRequestSchema: GenMessage<OcrHealthRequest> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_health, 5);
+
+/**
+ * @generated from message trawl.v1.OcrHealthResponse
+ */
+export type OcrHealthResponse = Message<"trawl.v1.OcrHealthResponse"> & {
+  /**
+   * A document-pool worker that can run OCR is alive.
+   *
+   * @generated from field: bool available = 1;
+   */
+  available: boolean;
+
+  /**
+   * Document-pool workers alive in the last heartbeat window.
+   *
+   * @generated from field: int32 workers = 2;
+   */
+  workers: number;
+
+  /**
+   * OCR languages every live worker has data for.
+   *
+   * @generated from field: repeated string languages = 3;
+   */
+  languages: string[];
+
+  /**
+   * The OCR engine and its version, as the workers report it.
+   *
+   * @generated from field: string engine = 4;
+   */
+  engine: string;
+
+  /**
+   * @generated from field: string message = 5;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message trawl.v1.OcrHealthResponse.
+ * Use `create(OcrHealthResponseSchema)` to create a new message.
+ */
+export const OcrHealthResponseSchema: GenMessage<OcrHealthResponse> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_health, 6);
+
+/**
  * @generated from service trawl.v1.HealthService
  */
 export const HealthService: GenService<{
@@ -167,6 +225,16 @@ export const HealthService: GenService<{
     methodKind: "unary";
     input: typeof JobsHealthRequestSchema;
     output: typeof JobsHealthResponseSchema;
+  },
+  /**
+   * Ocr reports whether images can be read (GET /api/v1/health/ocr); administrators only.
+   *
+   * @generated from rpc trawl.v1.HealthService.Ocr
+   */
+  ocr: {
+    methodKind: "unary";
+    input: typeof OcrHealthRequestSchema;
+    output: typeof OcrHealthResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_trawl_v1_health, 0);
