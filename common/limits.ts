@@ -18,6 +18,11 @@ export function jobDeadlineMs(timeoutSeconds: number): number {
   return Math.min(JOB_DEADLINE_MAX_MS, Math.max(JOB_DEADLINE_DEFAULT_MS, (timeoutSeconds || DEFAULT_FETCH_TIMEOUT_S) * 1000 + 60_000));
 }
 
+/** Response caching (`cache: true`, SPEC 2.2 and 2.10): how long a result is reused, in seconds. */
+export const CACHE_TTL_DEFAULT_S = 900;
+export const CACHE_TTL_MIN_S = 60;
+export const CACHE_TTL_MAX_S = 86_400;
+
 /** PDF and OCR processing per document (SPEC 8.4): 120 s unless the operator sets TRAWL_DOCUMENT_TIMEOUT_S, at most 300 s. */
 export const DOCUMENT_PROCESSING_DEFAULT_S = 120;
 export const DOCUMENT_PROCESSING_MAX_S = 300;

@@ -5,6 +5,8 @@
 export interface RedisKeys {
   /** The stored result body of one attempt. */
   result(jobId: string, attemptId: string): string;
+  /** Where a cacheable result is found by what was asked (`cache: true`): the result key and tier of the attempt that made it. */
+  resultCache(identity: string): string;
   /** Marks an attempt whose final report went out, so a redelivered task is skipped. */
   attemptFinished(attemptId: string): string;
   /** A scrape request body too large to travel inside the task. */
@@ -29,6 +31,7 @@ export interface RedisKeys {
 export function redisKeys(prefix: string): RedisKeys {
   return {
     result: (jobId, attemptId) => `${prefix}result:${jobId}:${attemptId}`,
+    resultCache: (identity) => `${prefix}result-cache:${identity}`,
     attemptFinished: (attemptId) => `${prefix}attempt-finished:${attemptId}`,
     scrapeBody: (jobId) => `${prefix}scrape-body:${jobId}`,
     extractInput: (jobId) => `${prefix}extract-input:${jobId}`,

@@ -63,7 +63,13 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const redirects = createRedirectPolicy({ production: config.env === 'production', publicBaseUrl: config.publicBaseUrl, allowlist: config.oauth.redirectAllowlist });
   const server = createControlPlaneServer({
     routes: (router) => {
-      router.service(ScrapeService, createScrapeService({ ...services, availableTiers: config.availableTiers, documentPool: config.documentPool, entitlement: limits.dispatch }));
+      router.service(ScrapeService, createScrapeService({
+          ...services,
+          availableTiers: config.availableTiers,
+          documentPool: config.documentPool,
+          resultTtlSeconds: config.resultTtlSeconds,
+          entitlement: limits.dispatch,
+        }));
       router.service(ExtractService, createExtractService(services));
       router.service(MapService, createMapService(services));
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));

@@ -16,6 +16,7 @@ import {
   type PipelineOptions,
   type Task,
 } from '../../proto/gen/trawl/v1/work_pb.js';
+import { cacheIdentity, cacheTtlSeconds } from '../scrape/result-cache.js';
 import { markAttemptsPublished, type AttemptRow, type Db, type JobForTask } from '../jobs/job-store.js';
 import { createWriteBatcher } from '../jobs/write-batcher.js';
 
@@ -61,6 +62,8 @@ function fetchPayload(job: JobForTask): Task['payload'] {
       mode: req.mode,
       ocrLanguage: typeof advanced['ocr_language'] === 'string' ? advanced['ocr_language'] : '',
       ocr: advanced['ocr'] === true,
+      // force_refresh skips reading the cache, not filling it.
+      ...(req.cache ? { cacheIdentity: cacheIdentity(req, job.account_id) ?? '', cacheTtlS: cacheTtlSeconds(req) } : {}),
       pipeline: pipelineOptions(req, { onlyMainContent: advanced['only_main_content'] !== false }),
     }),
   };

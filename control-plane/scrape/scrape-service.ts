@@ -14,11 +14,12 @@ import { answersInBinary } from '../wire-format.js';
 import { admitJob, refuseUnconfiguredPrompt } from '../jobs/admission.js';
 import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
 import { admitWithInput, dispatchAndWait, endedRecord } from '../scheduler/job-run.js';
-import type { Db } from '../jobs/job-store.js';
+import { insertCachedJob, type Db } from '../jobs/job-store.js';
 import { jobView, type JobLoader } from '../jobs/job-view.js';
 import type { DispatchEntitlement } from '../limits/dispatch-entitlement.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { estimateTiers, firstAttemptPrice, planTiers } from '../scheduler/tier-plan.js';
+import { cacheIdentity, readCachedResult } from './result-cache.js';
 import { scrapeJobSpec, tierPlanInput } from './scrape-job.js';
 
 export interface ScrapeServiceDeps {
@@ -32,6 +33,8 @@ export interface ScrapeServiceDeps {
   documentPool: boolean;
   llmConfigured: boolean;
   jobs: JobLoader;
+  /** How long a job's result is kept; a copy served from the cache is kept as long. */
+  resultTtlSeconds: number;
   log: Logger;
   /** In-flight and admission-rate limits of the account's tier (SPEC 8.1 rule 5). */
   entitlement: DispatchEntitlement;
@@ -50,6 +53,18 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       refuseUnconfiguredPrompt(request.extractionPrompt, deps.llmConfigured);
       const plan = planTiers({ ...tierPlanInput(request), availableTiers: deps.availableTiers, documentPool: deps.documentPool });
       const jobId = randomUUID();
+      const identity = request.cache && !request.forceRefresh ? cacheIdentity(request, caller.accountId) : null;
+      const hit = identity ? await readCachedResult(deps.redis, deps.keys, identity) : null;
+      if (hit) {
+        // A cache hit is free and dispatches nothing: recorded as a succeeded job of its own, with its own copy of the result.
+        const resultKey = deps.keys.result(jobId, 'cached');
+        await deps.redis.set(resultKey, Buffer.from(hit.result), 'EX', deps.resultTtlSeconds);
+        const spec = scrapeJobSpec(request, plan, { id: jobId });
+        await insertCachedJob(deps.pool, { ...spec, id: jobId, accountId: caller.accountId, apiKeyId: caller.keyId, requestId: req.requestId, tier: hit.tier, resultKey });
+        const loaded = await deps.jobs.load(jobId, caller.accountId);
+        if (!loaded) throw new TrawlError('INTERNAL_ERROR', 'The job record vanished');
+        return create(SubmitResponseSchema, { job: jobView(loaded, { binary: answersInBinary(ctx) }), balanceMicrocents: loaded.balanceMicrocents });
+      }
       // A large request body waits in Redis, so the task stays well under the NATS message limit.
       const parked = Buffer.byteLength(request.body ?? '', 'utf8') > INLINE_BODY_LIMIT_BYTES ? { key: deps.keys.scrapeBody(jobId), value: request.body! } : undefined;
       const spec = scrapeJobSpec(request, plan, { id: jobId, ...(parked ? { inputKey: parked.key } : {}) });

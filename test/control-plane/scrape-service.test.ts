@@ -30,7 +30,7 @@ describe('ScrapeService behind the control-plane interceptors', function () {
   const log = createLogger('scrape-service-test', 'fatal');
   const ctx = useControlPlaneServices();
 
-  const client = (over: { pool?: pg.Pool; redis?: Redis; llmConfigured?: boolean; json?: boolean } = {}): Client<typeof ScrapeService> => {
+  const client = (over: { pool?: pg.Pool; redis?: Redis; llmConfigured?: boolean; json?: boolean; documentPool?: boolean } = {}): Client<typeof ScrapeService> => {
     const pool = over.pool ?? ctx.services.pool;
     const deps = {
       pool,
@@ -39,7 +39,8 @@ describe('ScrapeService behind the control-plane interceptors', function () {
       dispatcher: createDispatcher({ js: ctx.services.js, names: ctx.services.names, pool, log }),
       signals: ctx.signals,
       availableTiers: ['1'],
-      documentPool: true,
+      documentPool: over.documentPool ?? true,
+      resultTtlSeconds: 24 * 3600,
       llmConfigured: over.llmConfigured ?? true,
       jobs: createJobLoader({ pool, redis: over.redis ?? ctx.services.redis, resultTtlSeconds: 24 * 3600 }),
       log,
@@ -88,13 +89,13 @@ describe('ScrapeService behind the control-plane interceptors', function () {
     expect(await balanceOf(ctx.services.pool, caller.accountId)).to.equal(10_000);
   });
 
-  it('estimates pdf and ocr mode requests as not runnable here instead of refusing them', async () => {
+  it('estimates pdf and ocr mode requests as not runnable where no document pool is deployed, instead of refusing them', async () => {
     const caller = await createTestCaller(ctx.services, 1_000);
-    for (const mode of ['pdf', 'ocr']) {
-      const res = await client().estimate(scrape({ mode }), { headers: { 'x-api-key': caller.key } });
+    for (const [mode, price] of [['pdf', 200n], ['ocr', 1_200n]] as const) {
+      const res = await client({ documentPool: false }).estimate(scrape({ mode }), { headers: { 'x-api-key': caller.key } });
       expect(res.runnable, mode).to.equal(false);
       expect(res.tiers[0]).to.equal('1');
-      expect(res.estimatedMicrocents).to.equal(200n);
+      expect(res.estimatedMicrocents).to.equal(price);
     }
   });
 

@@ -34,6 +34,7 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
   return {
     payload: 'fetch',
     processFailureCode: 'EXTRACTION_FAILED',
+    cacheOf: (task) => (task.cacheIdentity ? { identity: task.cacheIdentity, ttlSeconds: task.cacheTtlS } : null),
 
     async acquire(task, scope) {
       const started = Date.now();

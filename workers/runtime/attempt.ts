@@ -44,6 +44,8 @@ export interface AttemptWork<K extends PayloadCase, I> {
   acquire(payload: PayloadOf<K>, scope: AttemptScope): Promise<Acquired<I>>;
   process(payload: PayloadOf<K>, input: I, scope: AttemptScope): Promise<Uint8Array>;
   processFailureCode: string;
+  /** Whether a successful result is announced in the response cache (`cache: true`), and for how long. */
+  cacheOf?(payload: PayloadOf<K>): { identity: string; ttlSeconds: number } | null;
 }
 
 export interface AttemptDeps {
@@ -136,7 +138,8 @@ export function createAttemptHandler<K extends PayloadCase, I>(deps: AttemptDeps
       }
       const processMs = BigInt(Date.now() - processStarted);
       const resultKey = deps.keys.result(ref.jobId, ref.attemptId);
-      await deps.results.put(resultKey, result);
+      const cache = work.cacheOf?.(payload);
+      await deps.results.put(resultKey, result, cache ? { ...cache, tier: ref.tier } : undefined);
       await finish({ ok: true, resultKey, ...acquired.report, processMs });
     },
 

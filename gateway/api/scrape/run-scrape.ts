@@ -27,7 +27,8 @@ export async function runScrape(
   state.tier = job.tier;
   ctx.set('X-Service-Credits-Remaining', String(toCredits(response.balanceMicrocents)));
 
-  if (job.status === 'succeeded' && job.result) {
+  // sync: false always answers 202, even for a job that ended at once (a cache hit).
+  if (input.sync && job.status === 'succeeded' && job.result) {
     const charged = job.billing?.totalCredits ?? 0;
     state.creditsMicrocents = toMicrocents(charged);
     ctx.set('X-Service-Credits', String(charged));
@@ -47,7 +48,11 @@ export async function runScrape(
     job_id: job.jobId,
     poll_url: pollUrl(job.jobId),
     status: job.status,
-    message: input.sync ? 'The scrape is still running; poll poll_url for the result.' : 'The scrape was queued; poll poll_url for the result.',
+    message: input.sync
+      ? 'The scrape is still running; poll poll_url for the result.'
+      : job.status === 'succeeded'
+        ? 'The result is ready; poll poll_url for it.'
+        : 'The scrape was queued; poll poll_url for the result.',
     version: 'v1',
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_FETCH_TIMEOUT_S, MAX_SCRAPE_PROMPT_CHARS, MAX_TARGET_REQUEST_BODY_BYTES, sizeLabel } from '../../../common/limits.js';
+import { CACHE_TTL_DEFAULT_S, CACHE_TTL_MAX_S, CACHE_TTL_MIN_S, DEFAULT_FETCH_TIMEOUT_S, MAX_SCRAPE_PROMPT_CHARS, MAX_TARGET_REQUEST_BODY_BYTES, sizeLabel } from '../../../common/limits.js';
 import { CALLER_TIERS } from '../../../common/tiers.js';
 import { Billing } from '../shared/billing.js';
 import { ExtractionSchema, formatList, HttpsUrl, HttpUrl, promptText, RagOptions } from '../shared/fields.js';
@@ -80,8 +80,14 @@ export const ScrapeRequest = z
     wait_for: z.string().min(1).max(1_000).optional(),
     wait_until: z.enum(['load', 'domcontentloaded', 'networkidle']).optional(),
     enable_scroll: z.boolean().optional(),
-    cache: z.boolean().default(false),
-    cache_ttl: z.number().int().min(1).max(30 * 24 * 3600).optional(),
+    cache: z.boolean().default(false).meta({ description: 'Reuse a result of the same request (free, cached: true) and keep this one for others; only GET and HEAD requests.' }),
+    cache_ttl: z
+      .number()
+      .int()
+      .min(CACHE_TTL_MIN_S)
+      .max(CACHE_TTL_MAX_S)
+      .optional()
+      .meta({ description: `Seconds a cached result is reused (with cache: true); ${CACHE_TTL_DEFAULT_S} by default.` }),
     webhook_url: HttpsUrl.optional(),
     location: z
       .object({
@@ -148,7 +154,7 @@ export const ScrapeAccepted = z
   .object({
     job_id: z.uuid(),
     poll_url: z.string().meta({ description: 'Always /api/v1/jobs/{job_id}.' }),
-    status: z.enum(['pending', 'running']),
+    status: z.enum(['pending', 'running', 'succeeded']).meta({ description: 'succeeded when sync: false met a result that was ready at once (a cache hit).' }),
     message: z.string(),
     version: z.literal('v1'),
   })
