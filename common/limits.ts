@@ -18,6 +18,9 @@ export function jobDeadlineMs(timeoutSeconds: number): number {
   return Math.min(JOB_DEADLINE_MAX_MS, Math.max(JOB_DEADLINE_DEFAULT_MS, (timeoutSeconds || DEFAULT_FETCH_TIMEOUT_S) * 1000 + 60_000));
 }
 
+/** Stored sessions an account keeps at once (SPEC 8.4); deleted ones do not count. */
+export const MAX_STORED_SESSIONS = 50;
+
 /** Response caching (`cache: true`, SPEC 2.2 and 2.10): how long a result is reused, in seconds. */
 export const CACHE_TTL_DEFAULT_S = 900;
 export const CACHE_TTL_MIN_S = 60;

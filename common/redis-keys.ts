@@ -11,6 +11,8 @@ export interface RedisKeys {
   attemptFinished(attemptId: string): string;
   /** A scrape request body too large to travel inside the task. */
   scrapeBody(jobId: string): string;
+  /** A stored session's cookies for one scrape job (advanced.session_id), read by the worker. */
+  sessionCookies(jobId: string): string;
   /** Caller-supplied content for /api/v1/extract. */
   extractInput(jobId: string): string;
   /** Prefix of the per-domain concurrency slots. */
@@ -34,6 +36,7 @@ export function redisKeys(prefix: string): RedisKeys {
     resultCache: (identity) => `${prefix}result-cache:${identity}`,
     attemptFinished: (attemptId) => `${prefix}attempt-finished:${attemptId}`,
     scrapeBody: (jobId) => `${prefix}scrape-body:${jobId}`,
+    sessionCookies: (jobId) => `${prefix}session-cookies:${jobId}`,
     extractInput: (jobId) => `${prefix}extract-input:${jobId}`,
     domainLeasePrefix: `${prefix}domain-lease:`,
     apiKeyRequests: (keyId, counter) => `${prefix}api-key-requests:${keyId}:${counter}`,

@@ -6,6 +6,7 @@ import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
 import { MapService } from '../proto/gen/trawl/v1/map_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
+import { SessionService } from '../proto/gen/trawl/v1/sessions_pb.js';
 import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
@@ -27,6 +28,7 @@ import { createJobLoader } from './jobs/job-view.js';
 import { startKeyChanges } from './keys/key-changes.js';
 import { createKeyLimits } from './keys/key-limits.js';
 import { createKeyService, KEY_METHOD_AUTH } from './keys/key-service.js';
+import { createSessionService, SESSION_METHOD_AUTH } from './sessions/session-service.js';
 import { migrateDatabase } from './migrate.js';
 import { loadConfiguredClients } from './oauth/clients.js';
 import { createOAuthService, OAUTH_METHOD_AUTH } from './oauth/oauth-service.js';
@@ -68,10 +70,12 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
           availableTiers: config.availableTiers,
           documentPool: config.documentPool,
           resultTtlSeconds: config.resultTtlSeconds,
+          masterKeyHex: config.masterKeyHex,
           entitlement: limits.dispatch,
         }));
       router.service(ExtractService, createExtractService(services));
       router.service(MapService, createMapService(services));
+      router.service(SessionService, createSessionService({ pool, masterKeyHex: config.masterKeyHex }));
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));
       router.service(ApiKeyService, createKeyService({ pool, clickhouse, masterKeyHex: config.masterKeyHex, limits: keyLimits, changes: keyChanges }));
       router.service(AccountService, createAccountService({ pool, sessionTokens, welcomeBonus: config.welcomeBonus }));
@@ -87,6 +91,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       ...BILLING_METHOD_AUTH,
       ...OAUTH_METHOD_AUTH,
       ...KEY_METHOD_AUTH,
+      ...SESSION_METHOD_AUTH,
     ]),
     rateLimits: limits.interceptor,
     keyLimits,

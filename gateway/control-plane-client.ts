@@ -8,6 +8,7 @@ import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { MapService } from '../proto/gen/trawl/v1/map_pb.js';
 import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
+import { SessionService } from '../proto/gen/trawl/v1/sessions_pb.js';
 
 export interface ControlPlane {
   scrape: Client<typeof ScrapeService>;
@@ -18,6 +19,7 @@ export interface ControlPlane {
   billing: Client<typeof BillingService>;
   oauth: Client<typeof OAuthService>;
   apiKeys: Client<typeof ApiKeyService>;
+  sessions: Client<typeof SessionService>;
 }
 
 /**
@@ -40,5 +42,6 @@ export function createControlPlaneClient(baseUrl: string): ControlPlane {
     billing: createClient(BillingService, transport),
     oauth: createClient(OAuthService, transport),
     apiKeys: createClient(ApiKeyService, transport),
+    sessions: createClient(SessionService, transport),
   };
 }

@@ -1,6 +1,7 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { applyLedgerEntry, withTransaction } from '../billing/ledger.js';
+import { openText, sealText } from '../secret-box.js';
 
 const KEY_PATTERN = /^sk_(live|test)_[A-Za-z0-9]{32}$/;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -50,16 +51,11 @@ export function digestApiKey(key: string): Buffer {
 }
 
 export function encryptApiKey(key: string, masterKeyHex: string): Buffer {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', Buffer.from(masterKeyHex, 'hex'), iv);
-  const ciphertext = Buffer.concat([cipher.update(key, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
+  return sealText(key, masterKeyHex);
 }
 
 export function decryptApiKey(blob: Buffer, masterKeyHex: string): string {
-  const decipher = createDecipheriv('aes-256-gcm', Buffer.from(masterKeyHex, 'hex'), blob.subarray(0, 12));
-  decipher.setAuthTag(blob.subarray(12, 28));
-  return Buffer.concat([decipher.update(blob.subarray(28)), decipher.final()]).toString('utf8');
+  return openText(blob, masterKeyHex);
 }
 
 export async function createAccount(

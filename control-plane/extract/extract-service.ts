@@ -49,7 +49,7 @@ export function createExtractService(deps: ExtractServiceDeps): ServiceImpl<type
       const jobId = randomUUID();
       const inputKey = deps.keys.extractInput(jobId);
       const waitMs = Math.min(req.waitMs || EXTRACT_TIMEOUT_MS, EXTRACT_TIMEOUT_MS);
-      const admitted = await admitWithInput(deps.redis, { key: inputKey, value: req.content }, () =>
+      const admitted = await admitWithInput(deps.redis, [{ key: inputKey, value: req.content }], () =>
         admitJob(
           deps.pool,
           caller,

@@ -45,6 +45,10 @@ function pipelineOptions(
   });
 }
 
+function isStringMap(value: unknown): value is Record<string, string> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+
 function fetchPayload(job: JobForTask): Task['payload'] {
   const req = fromJson(ScrapeRequestSchema, job.request, { ignoreUnknownFields: true });
   const advanced = req.advanced ?? {};
@@ -62,6 +66,8 @@ function fetchPayload(job: JobForTask): Task['payload'] {
       mode: req.mode,
       ocrLanguage: typeof advanced['ocr_language'] === 'string' ? advanced['ocr_language'] : '',
       ocr: advanced['ocr'] === true,
+      cookies: isStringMap(advanced['cookies']) ? advanced['cookies'] : {},
+      sessionCookies: typeof advanced['session_id'] === 'string',
       // force_refresh skips reading the cache, not filling it.
       ...(req.cache ? { cacheIdentity: cacheIdentity(req, job.account_id) ?? '', cacheTtlS: cacheTtlSeconds(req) } : {}),
       pipeline: pipelineOptions(req, { onlyMainContent: advanced['only_main_content'] !== false }),

@@ -6,19 +6,23 @@ import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
 import type { JobRecord } from '../jobs/job-store.js';
 import type { Dispatcher } from './dispatcher.js';
 
-/** Input a worker reads from Redis instead of from its task: a large request body, or content to extract. */
+/** Input a worker reads from Redis instead of from its task: a large request body, content to extract, a stored session's cookies. */
 export interface ParkedInput {
   key: string;
   value: string;
 }
 
-/** Parks the job's input for the worker, admits the job, and removes the input again when admission fails. */
-export async function admitWithInput(redis: Redis, input: ParkedInput | undefined, admit: () => Promise<AdmittedJob>): Promise<AdmittedJob> {
-  if (input) await redis.set(input.key, input.value, 'EX', PARKED_INPUT_TTL_SECONDS);
+/** Parks the job's inputs for the worker, admits the job, and removes the inputs again when admission fails. */
+export async function admitWithInput(redis: Redis, inputs: readonly ParkedInput[], admit: () => Promise<AdmittedJob>): Promise<AdmittedJob> {
+  if (inputs.length > 0) {
+    const parking = redis.multi();
+    for (const input of inputs) parking.set(input.key, input.value, 'EX', PARKED_INPUT_TTL_SECONDS);
+    await parking.exec();
+  }
   try {
     return await admit();
   } catch (err) {
-    if (input) await redis.del(input.key);
+    if (inputs.length > 0) await redis.del(...inputs.map((i) => i.key));
     throw err;
   }
 }

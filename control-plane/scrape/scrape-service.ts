@@ -19,6 +19,7 @@ import { jobView, type JobLoader } from '../jobs/job-view.js';
 import type { DispatchEntitlement } from '../limits/dispatch-entitlement.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { estimateTiers, firstAttemptPrice, planTiers } from '../scheduler/tier-plan.js';
+import { cookiesForScrape } from '../sessions/session-store.js';
 import { cacheIdentity, readCachedResult } from './result-cache.js';
 import { scrapeJobSpec, tierPlanInput } from './scrape-job.js';
 
@@ -33,6 +34,8 @@ export interface ScrapeServiceDeps {
   documentPool: boolean;
   llmConfigured: boolean;
   jobs: JobLoader;
+  /** Seals and opens stored sessions' cookies. */
+  masterKeyHex: string;
   /** How long a job's result is kept; a copy served from the cache is kept as long. */
   resultTtlSeconds: number;
   log: Logger;
@@ -67,9 +70,15 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       }
       // A large request body waits in Redis, so the task stays well under the NATS message limit.
       const parked = Buffer.byteLength(request.body ?? '', 'utf8') > INLINE_BODY_LIMIT_BYTES ? { key: deps.keys.scrapeBody(jobId), value: request.body! } : undefined;
+      // A stored session's cookies travel to the worker through Redis, never in the job record or the task.
+      const sessionId = request.advanced?.['session_id'];
+      const cookies =
+        typeof sessionId === 'string'
+          ? { key: deps.keys.sessionCookies(jobId), value: JSON.stringify(await cookiesForScrape(deps.pool, deps.masterKeyHex, caller.accountId, sessionId, request.url)) }
+          : undefined;
       const spec = scrapeJobSpec(request, plan, { id: jobId, ...(parked ? { inputKey: parked.key } : {}) });
       const admitted = await deps.entitlement.dispatch(ctx, caller, [jobId], spec.deadline, () =>
-        admitWithInput(deps.redis, parked, () => admitJob(deps.pool, caller, spec, req.requestId)),
+        admitWithInput(deps.redis, [parked, cookies].filter((i) => i !== undefined), () => admitJob(deps.pool, caller, spec, req.requestId)),
       );
       const handOffEarly = request.syncPolicy !== 'wait_until_deadline';
       const waitHere = req.wait && !(handOffEarly && isSlowTier(admitted.attempt.tier));

@@ -13,6 +13,7 @@ import { legacyScrapeRoutes } from './scrape/legacy-routes.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
 import { scrapeRoutes } from './scrape/routes.js';
+import { sessionRoutes } from './sessions/routes.js';
 import { API_TAGS } from './tags.js';
 
 export interface RouteDeps {
@@ -28,6 +29,7 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
     ...jobRoutes(deps),
     ...extractRoutes(deps),
     ...mapRoutes(deps),
+    ...sessionRoutes(deps),
     ...healthRoutes(deps),
     // Before any /api/v1/api-keys/{key_id} route: it holds /api/v1/api-keys/legacy-status.
     ...authRoutes(deps),

@@ -41,6 +41,7 @@ describe('ScrapeService behind the control-plane interceptors', function () {
       availableTiers: ['1'],
       documentPool: over.documentPool ?? true,
       resultTtlSeconds: 24 * 3600,
+      masterKeyHex: 'ab'.repeat(32),
       llmConfigured: over.llmConfigured ?? true,
       jobs: createJobLoader({ pool, redis: over.redis ?? ctx.services.redis, resultTtlSeconds: 24 * 3600 }),
       log,

@@ -11,8 +11,10 @@ import { fetchPage, type FetchConfig } from '../fetching/http-fetcher.js';
 export interface FetchWorkDeps {
   /** Reads images (mode ocr, advanced.ocr); a pool without it refuses them. */
   ocr?: { engine: OcrEngine; budgetMs: number };
-  /** Where large request bodies wait (the task carries their key instead). */
+  /** Where large request bodies and stored sessions' cookies wait (the task carries their key or a flag instead). */
   readInput(key: string): Promise<string | null>;
+  /** The key of a job's stored-session cookies. */
+  sessionCookiesKey(jobId: string): string;
   lease: DomainLease;
   fetchConfig: FetchConfig;
   pipeline: ContentPipeline;
@@ -23,6 +25,13 @@ export interface FetchWorkDeps {
 const LEASE_REFRESH_MS = 5_000;
 
 /** Tier 1: the page fetched over plain HTTP while holding a slot of its domain, then the content pipeline. */
+/** A Cookie request header from names and values (checked for header-safe characters when they were accepted). */
+function cookieHeader(cookies: Record<string, string>): string {
+  return Object.entries(cookies)
+    .map(([name, value]) => `${name}=${value}`)
+    .join('; ');
+}
+
 /** Why a response does not fit the request's mode, or null when it does. */
 function refusedByMode(mode: string, kind: DocumentKind, contentType: string): string | null {
   if (mode === 'pdf' && kind !== 'pdf') return `mode "pdf" needs a PDF; the URL answered ${contentType}`;
@@ -48,17 +57,25 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       // Both go out with the attempt's finished check, in one round trip.
       const leasing = deps.lease.acquireWithWait(host, `${deps.workerId}:${scope.ref.attemptId}`, { waitMs: timeoutMs, signal: scope.signal });
       const parked = task.inputKey && !task.body ? deps.readInput(task.inputKey) : null;
+      const sessionCookies = task.sessionCookies ? deps.readInput(deps.sessionCookiesKey(scope.ref.jobId)) : null;
       // Awaited below, after the lease; a failure before then must not count as unhandled.
       parked?.catch(() => undefined);
+      sessionCookies?.catch(() => undefined);
       const lease = await leasing;
       const release = () => void lease?.release().catch(() => undefined);
       let body = task.body;
+      let cookies: Record<string, string> = { ...task.cookies };
       try {
         await scope.admitted;
         if (parked) {
           const stored = await parked;
           if (stored === null) throw new AttemptFailure('INTERNAL_ERROR', 'The request body is no longer available');
           body = stored;
+        }
+        if (sessionCookies) {
+          const stored = await sessionCookies;
+          if (stored === null) throw new AttemptFailure('INTERNAL_ERROR', "The stored session's cookies are no longer available");
+          cookies = { ...cookies, ...(JSON.parse(stored) as Record<string, string>) };
         }
       } catch (err) {
         release();
@@ -78,6 +95,8 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
             contentType: task.contentType,
             timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
             acceptMimes: acceptedDocumentMimes(task.mode, task.ocr),
+            // Sent to the target's origin only: the fetcher drops it on a redirect to another one.
+            ...(Object.keys(cookies).length > 0 ? { headers: { cookie: cookieHeader(cookies) } } : {}),
           },
           deps.fetchConfig,
         );

@@ -11,10 +11,11 @@ const MAX_REDIRECTS = 10;
  * configuration: parked request bodies, the per-domain slots, and the
  * SSRF-guarded fetch settings.
  */
-export function pageFetchDeps(ctx: Pick<WorkerContext, 'config' | 'redis' | 'keys' | 'workerId'>): Pick<FetchWorkDeps, 'readInput' | 'lease' | 'fetchConfig' | 'workerId'> {
+export function pageFetchDeps(ctx: Pick<WorkerContext, 'config' | 'redis' | 'keys' | 'workerId'>): Pick<FetchWorkDeps, 'readInput' | 'sessionCookiesKey' | 'lease' | 'fetchConfig' | 'workerId'> {
   const { config, redis, keys } = ctx;
   return {
     readInput: (key) => redis.get(key),
+    sessionCookiesKey: (jobId) => keys.sessionCookies(jobId),
     lease: createDomainLease(redis, {
       limit: config.worker.domainConcurrency,
       ttlMs: config.worker.domainLeaseTtlMs,

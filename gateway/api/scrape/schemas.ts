@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CACHE_TTL_DEFAULT_S, CACHE_TTL_MAX_S, CACHE_TTL_MIN_S, DEFAULT_FETCH_TIMEOUT_S, MAX_SCRAPE_PROMPT_CHARS, MAX_TARGET_REQUEST_BODY_BYTES, sizeLabel } from '../../../common/limits.js';
 import { CALLER_TIERS } from '../../../common/tiers.js';
 import { Billing } from '../shared/billing.js';
-import { ExtractionSchema, formatList, HttpsUrl, HttpUrl, promptText, RagOptions } from '../shared/fields.js';
+import { CookieMap, ExtractionSchema, formatList, HttpsUrl, HttpUrl, promptText, RagOptions } from '../shared/fields.js';
 
 /** Seconds a fetch may take. */
 export const FetchTimeout = z.number().int().min(1).max(300).default(DEFAULT_FETCH_TIMEOUT_S);
@@ -30,7 +30,7 @@ export const Advanced = z
     use_own_proxy: z.string().optional().meta({ description: 'Proxy URL, e.g. http://user:pass@host:port.' }),
     scroll_to_load: z.boolean().optional(),
     session_id: z.uuid().optional(),
-    cookies: z.record(z.string(), z.string()).optional(),
+    cookies: CookieMap.optional(),
     only_main_content: z.boolean().optional().meta({ description: 'false converts the whole page instead of its main content. Default true.' }),
   })
   .strict()

@@ -78,3 +78,14 @@ export const RagOptions = z
     path: ['overlap'],
   })
   .meta({ id: 'RagOptions' });
+
+/** Cookie names are HTTP tokens; values leave out what would break the Cookie header (RFC 6265 4.1.1). */
+const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,256}$/;
+const COOKIE_VALUE = /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]{0,4096}$|^"[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]{0,4094}"$/;
+const MAX_COOKIES = 100;
+
+/** A map of cookie names to values, as sent to the target: inline (advanced.cookies) or stored (sessions). */
+export const CookieMap = z
+  .record(z.string().regex(COOKIE_NAME, 'cookie names are HTTP tokens (letters, digits and !#$%&\'*+-.^_`|~)'), z.string().regex(COOKIE_VALUE, 'cookie values may not hold spaces, quotes (except around the whole value), commas, semicolons, backslashes or control characters'))
+  .refine((map) => Object.keys(map).length <= MAX_COOKIES, `at most ${MAX_COOKIES} cookies`)
+  .meta({ description: `Cookie names to values (at most ${MAX_COOKIES}), sent to the target's origin only.` });
