@@ -18,6 +18,10 @@ export function jobDeadlineMs(timeoutSeconds: number): number {
   return Math.min(JOB_DEADLINE_MAX_MS, Math.max(JOB_DEADLINE_DEFAULT_MS, (timeoutSeconds || DEFAULT_FETCH_TIMEOUT_S) * 1000 + 60_000));
 }
 
+/** How long the browser waits for a wait_for selector: 30 s by default, never more than 60 s (SPEC 8.4). */
+export const WAIT_FOR_DEFAULT_MS = 30_000;
+export const WAIT_FOR_MAX_MS = 60_000;
+
 /** Extract jobs run for at most the sync deadline. */
 export const EXTRACT_TIMEOUT_MS = SYNC_DEADLINE_MS;
 

@@ -8,6 +8,7 @@ import { MapRequestSchema } from '../../proto/gen/trawl/v1/map_pb.js';
 import { ScrapeRequestSchema, type ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import {
   AttemptRefSchema,
+  BrowserOptionsSchema,
   ExtractTaskSchema,
   FetchTaskSchema,
   MapTaskSchema,
@@ -44,6 +45,23 @@ function pipelineOptions(
   });
 }
 
+/** How the browser tiers load the page, from the request's top-level fields and its advanced options. */
+function browserOptions(req: ScrapeRequest) {
+  const advanced = req.advanced ?? {};
+  const cookies = advanced['cookies'];
+  const flag = (name: string) => (typeof advanced[name] === 'boolean' ? (advanced[name] as boolean) : undefined);
+  const condition = advanced['wait_condition'];
+  return create(BrowserOptionsSchema, {
+    waitFor: req.waitFor ?? '',
+    waitUntil: req.waitUntil ?? (typeof condition === 'string' ? condition : ''),
+    scroll: req.enableScroll ?? flag('scroll_to_load'),
+    cookies: cookies && typeof cookies === 'object' && !Array.isArray(cookies) ? (cookies as Record<string, string>) : {},
+    removeCookieBanners: flag('remove_cookie_banners') !== false,
+    screenshot: flag('screenshot') === true,
+    generatePdf: flag('generate_pdf') === true,
+  });
+}
+
 function fetchPayload(job: JobForTask): Task['payload'] {
   const req = fromJson(ScrapeRequestSchema, job.request, { ignoreUnknownFields: true });
   const advanced = req.advanced ?? {};
@@ -59,6 +77,7 @@ function fetchPayload(job: JobForTask): Task['payload'] {
       timeoutMs: (req.timeout || DEFAULT_FETCH_TIMEOUT_S) * 1000,
       includeRawHtml: req.includeRawHtml,
       pipeline: pipelineOptions(req, { onlyMainContent: advanced['only_main_content'] !== false }),
+      browser: browserOptions(req),
     }),
   };
 }

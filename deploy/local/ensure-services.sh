@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing and starts what is not running: npm packages,
-# ClickHouse from Debian, then Postgres, Redis, NATS (JetStream) and ClickHouse.
+# ClickHouse, Chromium (the browser pool) and Tesseract from Debian, then Postgres, Redis, NATS (JetStream) and ClickHouse.
 # Idempotent: safe to run before every start and every test run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,6 +20,9 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
 }
 command -v clickhouse-server >/dev/null 2>&1 || apt_install clickhouse-server clickhouse-client
+# The browser pool drives Debian's Chromium (never a downloaded browser); TRAWL_CHROMIUM_PATH names another.
+[ -x "${TRAWL_CHROMIUM_PATH:-/usr/bin/chromium}" ] || apt_install chromium
+command -v tesseract >/dev/null 2>&1 || apt_install tesseract-ocr
 
 # The ports come from the same settings the processes read (docs/configuration.md).
 url_port() { local rest="${1#*://}"; rest="${rest#*@}"; rest="${rest%%/*}"; case "$rest" in *:*) echo "${rest##*:}" ;; *) echo "$2" ;; esac; }

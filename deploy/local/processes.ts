@@ -13,6 +13,8 @@ export const ROLES = {
   'control-plane': 'control-plane/main.ts',
   gateway: 'gateway/main.ts',
   'fetch-t1': 'workers/fetch-t1/worker.ts',
+  'fetch-t2': 'workers/fetch-t2/worker.ts',
+  browser: 'workers/browser/worker.ts',
   extract: 'workers/extract/worker.ts',
   map: 'workers/map/worker.ts',
   analytics: 'analytics/main.ts',

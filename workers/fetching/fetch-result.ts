@@ -16,7 +16,8 @@ export type FetchFailureCode =
   | 'TARGET_UNAVAILABLE'
   | 'REQUIRES_AUTH'
   | 'BLOCKED'
-  | 'CHALLENGE_DETECTED';
+  | 'CHALLENGE_DETECTED'
+  | 'EXTRACTION_FAILED';
 
 export interface FetchedPage {
   kind: 'ok';

@@ -22,6 +22,8 @@ export interface WorkerContext extends ProcessContext {
 export interface PoolSetup<K extends NonNullable<Task['payload']['case']>, I> {
   work: AttemptWork<K, I>;
   close?(): Promise<void>;
+  /** Tasks run at once by this process; WORKER_CONCURRENCY by default (the browser pool has its own setting). */
+  concurrency?: number;
 }
 
 /**
@@ -52,11 +54,11 @@ export async function runWorker<K extends NonNullable<Task['payload']['case']>, 
       );
       const running = await startPool(
         { js, jsm, names, log },
-        { pool, concurrency: config.worker.concurrency, ackWaitMs: config.worker.ackWaitMs, maxDeliver: config.worker.maxDeliver, drainTimeoutMs: DRAIN_TIMEOUT_MS },
+        { pool, concurrency: own.concurrency ?? config.worker.concurrency, ackWaitMs: config.worker.ackWaitMs, maxDeliver: config.worker.maxDeliver, drainTimeoutMs: DRAIN_TIMEOUT_MS },
         handler,
       );
       const heartbeat = startHeartbeat(nc, names, identity);
-      log.info({ workerId, concurrency: config.worker.concurrency }, `${pool} worker started`);
+      log.info({ workerId, concurrency: own.concurrency ?? config.worker.concurrency }, `${pool} worker started`);
       return {
         async stop() {
           log.info({ inFlight: running.inFlight() }, 'draining');

@@ -13,7 +13,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/work.proto.
  */
 export const file_trawl_v1_work: GenFile = /*@__PURE__*/
-  fileDesc("ChN0cmF3bC92MS93b3JrLnByb3RvEgh0cmF3bC52MSKqAQoEVGFzaxIlCgdhdHRlbXB0GAEgASgLMhQudHJhd2wudjEuQXR0ZW1wdFJlZhIkCgVmZXRjaBgKIAEoCzITLnRyYXdsLnYxLkZldGNoVGFza0gAEigKB2V4dHJhY3QYCyABKAsyFS50cmF3bC52MS5FeHRyYWN0VGFza0gAEiAKA21hcBgMIAEoCzIRLnRyYXdsLnYxLk1hcFRhc2tIAEIJCgdwYXlsb2FkIpIBCgpBdHRlbXB0UmVmEg4KBmpvYl9pZBgBIAEoCRISCgphdHRlbXB0X2lkGAIgASgJEhYKDmF0dGVtcHRfbnVtYmVyGAMgASgFEgwKBHRpZXIYBCABKAkSDAoEcG9vbBgFIAEoCRIYChBkZWFkbGluZV91bml4X21zGAYgASgDEhIKCmFjY291bnRfaWQYByABKAkiywIKD1BpcGVsaW5lT3B0aW9ucxIPCgdmb3JtYXRzGAEgAygJEhkKEW9ubHlfbWFpbl9jb250ZW50GAIgASgIEjIKEWV4dHJhY3Rpb25fc2NoZW1hGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfChJleHRyYWN0aW9uX3Byb2ZpbGUYBCABKAlIAIgBARIeChFleHRyYWN0aW9uX3Byb21wdBgFIAEoCUgBiAEBEhAKCGV2aWRlbmNlGAYgASgIEhsKDnJhZ19jaHVua19zaXplGAcgASgFSAKIAQESGAoLcmFnX292ZXJsYXAYCCABKAVIA4gBAUIVChNfZXh0cmFjdGlvbl9wcm9maWxlQhQKEl9leHRyYWN0aW9uX3Byb21wdEIRCg9fcmFnX2NodW5rX3NpemVCDgoMX3JhZ19vdmVybGFwIsgBCglGZXRjaFRhc2sSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIRCgRib2R5GAMgASgJSACIAQESEQoJaW5wdXRfa2V5GAQgASgJEhQKDGNvbnRlbnRfdHlwZRgFIAEoCRISCgp0aW1lb3V0X21zGAYgASgFEhgKEGluY2x1ZGVfcmF3X2h0bWwYByABKAgSKwoIcGlwZWxpbmUYCCABKAsyGS50cmF3bC52MS5QaXBlbGluZU9wdGlvbnNCBwoFX2JvZHkidwoLRXh0cmFjdFRhc2sSEgoKc291cmNlX3VybBgBIAEoCRIRCglpbnB1dF9rZXkYAiABKAkSFAoMY29udGVudF90eXBlGAMgASgJEisKCHBpcGVsaW5lGAQgASgLMhkudHJhd2wudjEuUGlwZWxpbmVPcHRpb25zIu8CCg1BdHRlbXB0UmVwb3J0Eg4KBmpvYl9pZBgBIAEoCRISCgphdHRlbXB0X2lkGAIgASgJEgwKBHRpZXIYAyABKAkSDAoEcG9vbBgEIAEoCRIRCgl3b3JrZXJfaWQYBSABKAkSJQoFcGhhc2UYBiABKA4yFi50cmF3bC52MS5BdHRlbXB0UGhhc2USCgoCb2sYByABKAgSEgoKZXJyb3JfY29kZRgIIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhAKCGVzY2FsYXRlGAogASgIEhMKC3N0YXR1c19jb2RlGAsgASgFEhEKCWZpbmFsX3VybBgMIAEoCRINCgVieXRlcxgNIAEoAxIQCghmZXRjaF9tcxgOIAEoAxISCgpwcm9jZXNzX21zGA8gASgDEhIKCnJlc3VsdF9rZXkYECABKAkSEgoKYXRfdW5peF9tcxgRIAEoAxIWCg5kZWxpdmVyeV9jb3VudBgSIAEoBSIwCgdNYXBUYXNrEiUKB3JlcXVlc3QYASABKAsyFC50cmF3bC52MS5NYXBSZXF1ZXN0KmQKDEF0dGVtcHRQaGFzZRIdChlBVFRFTVBUX1BIQVNFX1VOU1BFQ0lGSUVEEAASGQoVQVRURU1QVF9QSEFTRV9TVEFSVEVEEAESGgoWQVRURU1QVF9QSEFTRV9GSU5JU0hFRBACYgZwcm90bzM", [file_google_protobuf_struct, file_trawl_v1_map]);
+  fileDesc("ChN0cmF3bC92MS93b3JrLnByb3RvEgh0cmF3bC52MSKqAQoEVGFzaxIlCgdhdHRlbXB0GAEgASgLMhQudHJhd2wudjEuQXR0ZW1wdFJlZhIkCgVmZXRjaBgKIAEoCzITLnRyYXdsLnYxLkZldGNoVGFza0gAEigKB2V4dHJhY3QYCyABKAsyFS50cmF3bC52MS5FeHRyYWN0VGFza0gAEiAKA21hcBgMIAEoCzIRLnRyYXdsLnYxLk1hcFRhc2tIAEIJCgdwYXlsb2FkIpIBCgpBdHRlbXB0UmVmEg4KBmpvYl9pZBgBIAEoCRISCgphdHRlbXB0X2lkGAIgASgJEhYKDmF0dGVtcHRfbnVtYmVyGAMgASgFEgwKBHRpZXIYBCABKAkSDAoEcG9vbBgFIAEoCRIYChBkZWFkbGluZV91bml4X21zGAYgASgDEhIKCmFjY291bnRfaWQYByABKAkiywIKD1BpcGVsaW5lT3B0aW9ucxIPCgdmb3JtYXRzGAEgAygJEhkKEW9ubHlfbWFpbl9jb250ZW50GAIgASgIEjIKEWV4dHJhY3Rpb25fc2NoZW1hGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfChJleHRyYWN0aW9uX3Byb2ZpbGUYBCABKAlIAIgBARIeChFleHRyYWN0aW9uX3Byb21wdBgFIAEoCUgBiAEBEhAKCGV2aWRlbmNlGAYgASgIEhsKDnJhZ19jaHVua19zaXplGAcgASgFSAKIAQESGAoLcmFnX292ZXJsYXAYCCABKAVIA4gBAUIVChNfZXh0cmFjdGlvbl9wcm9maWxlQhQKEl9leHRyYWN0aW9uX3Byb21wdEIRCg9fcmFnX2NodW5rX3NpemVCDgoMX3JhZ19vdmVybGFwIvMBCglGZXRjaFRhc2sSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIRCgRib2R5GAMgASgJSACIAQESEQoJaW5wdXRfa2V5GAQgASgJEhQKDGNvbnRlbnRfdHlwZRgFIAEoCRISCgp0aW1lb3V0X21zGAYgASgFEhgKEGluY2x1ZGVfcmF3X2h0bWwYByABKAgSKwoIcGlwZWxpbmUYCCABKAsyGS50cmF3bC52MS5QaXBlbGluZU9wdGlvbnMSKQoHYnJvd3NlchgJIAEoCzIYLnRyYXdsLnYxLkJyb3dzZXJPcHRpb25zQgcKBV9ib2R5IqQCCg5Ccm93c2VyT3B0aW9ucxIQCgh3YWl0X2ZvchgBIAEoCRIbChN3YWl0X2Zvcl90aW1lb3V0X21zGAIgASgFEhIKCndhaXRfdW50aWwYAyABKAkSEwoGc2Nyb2xsGAQgASgISACIAQESNgoHY29va2llcxgFIAMoCzIlLnRyYXdsLnYxLkJyb3dzZXJPcHRpb25zLkNvb2tpZXNFbnRyeRIdChVyZW1vdmVfY29va2llX2Jhbm5lcnMYBiABKAgSEgoKc2NyZWVuc2hvdBgHIAEoCBIUCgxnZW5lcmF0ZV9wZGYYCCABKAgaLgoMQ29va2llc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCQoHX3Njcm9sbCJ3CgtFeHRyYWN0VGFzaxISCgpzb3VyY2VfdXJsGAEgASgJEhEKCWlucHV0X2tleRgCIAEoCRIUCgxjb250ZW50X3R5cGUYAyABKAkSKwoIcGlwZWxpbmUYBCABKAsyGS50cmF3bC52MS5QaXBlbGluZU9wdGlvbnMihwMKDUF0dGVtcHRSZXBvcnQSDgoGam9iX2lkGAEgASgJEhIKCmF0dGVtcHRfaWQYAiABKAkSDAoEdGllchgDIAEoCRIMCgRwb29sGAQgASgJEhEKCXdvcmtlcl9pZBgFIAEoCRIlCgVwaGFzZRgGIAEoDjIWLnRyYXdsLnYxLkF0dGVtcHRQaGFzZRIKCgJvaxgHIAEoCBISCgplcnJvcl9jb2RlGAggASgJEhUKDWVycm9yX21lc3NhZ2UYCSABKAkSEAoIZXNjYWxhdGUYCiABKAgSEwoLc3RhdHVzX2NvZGUYCyABKAUSEQoJZmluYWxfdXJsGAwgASgJEg0KBWJ5dGVzGA0gASgDEhAKCGZldGNoX21zGA4gASgDEhIKCnByb2Nlc3NfbXMYDyABKAMSEgoKcmVzdWx0X2tleRgQIAEoCRISCgphdF91bml4X21zGBEgASgDEhYKDmRlbGl2ZXJ5X2NvdW50GBIgASgFEhYKDmNsYXNzaWZpY2F0aW9uGBMgASgJIjAKB01hcFRhc2sSJQoHcmVxdWVzdBgBIAEoCzIULnRyYXdsLnYxLk1hcFJlcXVlc3QqZAoMQXR0ZW1wdFBoYXNlEh0KGUFUVEVNUFRfUEhBU0VfVU5TUEVDSUZJRUQQABIZChVBVFRFTVBUX1BIQVNFX1NUQVJURUQQARIaChZBVFRFTVBUX1BIQVNFX0ZJTklTSEVEEAJiBnByb3RvMw", [file_google_protobuf_struct, file_trawl_v1_map]);
 
 /**
  * Task is published on the WORK stream, one subject per pool. Its
@@ -210,6 +210,13 @@ export type FetchTask = Message<"trawl.v1.FetchTask"> & {
    * @generated from field: trawl.v1.PipelineOptions pipeline = 8;
    */
   pipeline?: PipelineOptions | undefined;
+
+  /**
+   * How the browser tiers load the page; the HTTP tiers ignore it.
+   *
+   * @generated from field: trawl.v1.BrowserOptions browser = 9;
+   */
+  browser?: BrowserOptions | undefined;
 };
 
 /**
@@ -218,6 +225,68 @@ export type FetchTask = Message<"trawl.v1.FetchTask"> & {
  */
 export const FetchTaskSchema: GenMessage<FetchTask> = /*@__PURE__*/
   messageDesc(file_trawl_v1_work, 3);
+
+/**
+ * Page loading in the browser pool (SPEC 2.2, 2.5).
+ *
+ * @generated from message trawl.v1.BrowserOptions
+ */
+export type BrowserOptions = Message<"trawl.v1.BrowserOptions"> & {
+  /**
+   * CSS selector that must appear before the page is read.
+   *
+   * @generated from field: string wait_for = 1;
+   */
+  waitFor: string;
+
+  /**
+   * How long wait_for may take (default 30 s, at most 60 s).
+   *
+   * @generated from field: int32 wait_for_timeout_ms = 2;
+   */
+  waitForTimeoutMs: number;
+
+  /**
+   * load, domcontentloaded or networkidle.
+   *
+   * @generated from field: string wait_until = 3;
+   */
+  waitUntil: string;
+
+  /**
+   * Scroll to load more content: unset decides from the page, true always, false never.
+   *
+   * @generated from field: optional bool scroll = 4;
+   */
+  scroll?: boolean | undefined;
+
+  /**
+   * @generated from field: map<string, string> cookies = 5;
+   */
+  cookies: { [key: string]: string };
+
+  /**
+   * @generated from field: bool remove_cookie_banners = 6;
+   */
+  removeCookieBanners: boolean;
+
+  /**
+   * @generated from field: bool screenshot = 7;
+   */
+  screenshot: boolean;
+
+  /**
+   * @generated from field: bool generate_pdf = 8;
+   */
+  generatePdf: boolean;
+};
+
+/**
+ * Describes the message trawl.v1.BrowserOptions.
+ * Use `create(BrowserOptionsSchema)` to create a new message.
+ */
+export const BrowserOptionsSchema: GenMessage<BrowserOptions> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_work, 4);
 
 /**
  * The extract pool: caller-supplied content, waiting in Redis at input_key,
@@ -254,7 +323,7 @@ export type ExtractTask = Message<"trawl.v1.ExtractTask"> & {
  * Use `create(ExtractTaskSchema)` to create a new message.
  */
 export const ExtractTaskSchema: GenMessage<ExtractTask> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 4);
+  messageDesc(file_trawl_v1_work, 5);
 
 /**
  * AttemptReport flows back on the REPORTS stream. A finished report with
@@ -355,6 +424,15 @@ export type AttemptReport = Message<"trawl.v1.AttemptReport"> & {
    * @generated from field: int32 delivery_count = 18;
    */
   deliveryCount: number;
+
+  /**
+   * What a successful fetch found, when it is not simply a page: js_shell
+   * (an HTML shell whose content only JavaScript renders). The control plane
+   * decides whether that escalates.
+   *
+   * @generated from field: string classification = 19;
+   */
+  classification: string;
 };
 
 /**
@@ -362,7 +440,7 @@ export type AttemptReport = Message<"trawl.v1.AttemptReport"> & {
  * Use `create(AttemptReportSchema)` to create a new message.
  */
 export const AttemptReportSchema: GenMessage<AttemptReport> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 5);
+  messageDesc(file_trawl_v1_work, 6);
 
 /**
  * A site to map: the request as the caller made it (defaults applied).
@@ -381,7 +459,7 @@ export type MapTask = Message<"trawl.v1.MapTask"> & {
  * Use `create(MapTaskSchema)` to create a new message.
  */
 export const MapTaskSchema: GenMessage<MapTask> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 6);
+  messageDesc(file_trawl_v1_work, 7);
 
 /**
  * @generated from enum trawl.v1.AttemptPhase

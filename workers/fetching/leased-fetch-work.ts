@@ -1,23 +1,49 @@
-import type { FetchedPage } from '../fetching/fetch-result.js';
+import type { FetchTask } from '../../proto/gen/trawl/v1/work_pb.js';
 import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipeline.js';
 import { AttemptFailure } from '../runtime/attempt-failure.js';
 import type { AttemptWork } from '../runtime/attempt.js';
 import type { DomainLease } from '../runtime/domain-lease.js';
-import { fetchPage, type FetchConfig } from '../fetching/http-fetcher.js';
+import { decodeText } from './charset.js';
+import type { FetchedPage, FetchOutcome } from './fetch-result.js';
+import { isJavaScriptShell, SHELL_SCAN_BYTES } from './js-shell-detector.js';
+
+/** One fetch as a tier makes it: the task, with the body read and the time left. */
+export interface PageRequest {
+  url: string;
+  method: string;
+  body: string | undefined;
+  contentType: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+/** How a tier fetches a page: undici, impit or the browser. Never throws for a target's behaviour. */
+export type PageFetcher = (req: PageRequest, task: FetchTask) => Promise<FetchOutcome>;
 
 export interface FetchWorkDeps {
   /** Where large request bodies wait (the task carries their key instead). */
   readInput(key: string): Promise<string | null>;
   lease: DomainLease;
-  fetchConfig: FetchConfig;
+  fetch: PageFetcher;
   pipeline: ContentPipeline;
   workerId: string;
+  /** Whether this tier's answers are checked for JavaScript-only shells (the HTTP tiers). */
+  detectShells: boolean;
+}
+
+/** What a successful fetch is besides a page, for the control plane to act on (AttemptReport.classification). */
+function classify(page: FetchedPage, detectShells: boolean): string {
+  if (!detectShells || page.contentType !== 'text/html') return '';
+  return isJavaScriptShell(decodeText(page.body.subarray(0, SHELL_SCAN_BYTES), page.charset)) ? 'js_shell' : '';
 }
 
 /** How often a held domain slot is extended while its fetch runs. */
 const LEASE_REFRESH_MS = 5_000;
 
-/** Tier 1: the page fetched over plain HTTP while holding a slot of its domain, then the content pipeline. */
+/**
+ * What every fetch tier does: the page fetched (by the tier's own client)
+ * while holding a slot of its domain, classified, then the content pipeline.
+ */
 export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', FetchedPage> {
   return {
     payload: 'fetch',
@@ -57,9 +83,9 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       const keepAlive = setInterval(() => void lease.refresh().catch(() => undefined), LEASE_REFRESH_MS);
       let outcome;
       try {
-        outcome = await fetchPage(
-          { url: task.url, method: task.method, body, contentType: task.contentType, timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)) },
-          deps.fetchConfig,
+        outcome = await deps.fetch(
+          { url: task.url, method: task.method, body, contentType: task.contentType, timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)), signal: scope.signal },
+          task,
         );
       } finally {
         clearInterval(keepAlive);
@@ -75,7 +101,10 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
           fetchMs,
         });
       }
-      return { input: outcome, report: { statusCode: outcome.statusCode, finalUrl: outcome.finalUrl, bytes: BigInt(outcome.bytes), fetchMs } };
+      return {
+        input: outcome,
+        report: { statusCode: outcome.statusCode, finalUrl: outcome.finalUrl, bytes: BigInt(outcome.bytes), fetchMs, classification: classify(outcome, deps.detectShells) },
+      };
     },
 
     process(task, page, scope) {
