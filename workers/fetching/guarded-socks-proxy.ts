@@ -122,6 +122,8 @@ function serve(client: net.Socket, deps: GuardedSocksProxyDeps, countRefusal: ()
   let stage: 'greeting' | 'request' | 'connecting' = 'greeting';
   client.setTimeout(HANDSHAKE_TIMEOUT_MS, () => client.destroy());
   client.on('error', () => undefined);
+  // A refusal ends the conversation: the answer, then the connection closes.
+  const refuse = (answer: Buffer) => client.end(answer, () => client.destroy());
 
   const onData = (chunk: Buffer) => {
     buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
@@ -134,7 +136,7 @@ function serve(client: net.Socket, deps: GuardedSocksProxyDeps, countRefusal: ()
         client.write(Buffer.from([VERSION, NO_AUTH]));
         stage = 'request';
       } else {
-        client.end(Buffer.from([VERSION, NO_ACCEPTABLE_METHOD]));
+        refuse(Buffer.from([VERSION, NO_ACCEPTABLE_METHOD]));
         return;
       }
     }
@@ -143,7 +145,7 @@ function serve(client: net.Socket, deps: GuardedSocksProxyDeps, countRefusal: ()
     try {
       dest = parseRequest(buffered);
     } catch (code) {
-      client.end(reply(code as number));
+      refuse(reply(code as number));
       return;
     }
     if (!dest) return;
@@ -170,7 +172,7 @@ function serve(client: net.Socket, deps: GuardedSocksProxyDeps, countRefusal: ()
           countRefusal();
           deps.onRefused?.(dest.host);
         }
-        client.end(reply(replyForError(err)));
+        refuse(reply(replyForError(err)));
       }
     });
   };
