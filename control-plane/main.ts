@@ -9,6 +9,8 @@ import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
+import { ArtifactService } from '../proto/gen/trawl/v1/artifacts_pb.js';
+import { ARTIFACT_METHOD_AUTH, createArtifactService } from './artifacts/artifact-service.js';
 import { ACCOUNT_METHOD_AUTH, createAccountService } from './accounts/account-service.js';
 import { createAuthenticator } from './accounts/authenticator.js';
 import { createSessionAuthenticator } from './accounts/session-authenticator.js';
@@ -66,6 +68,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       router.service(ScrapeService, createScrapeService({ ...services, availableTiers: config.availableTiers, entitlement: limits.dispatch }));
       router.service(ExtractService, createExtractService(services));
       router.service(MapService, createMapService(services));
+      router.service(ArtifactService, createArtifactService({ redis, keys }));
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));
       router.service(ApiKeyService, createKeyService({ pool, clickhouse, masterKeyHex: config.masterKeyHex, limits: keyLimits, changes: keyChanges }));
       router.service(AccountService, createAccountService({ pool, sessionTokens, welcomeBonus: config.welcomeBonus }));
@@ -80,6 +83,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       ...BILLING_METHOD_AUTH,
       ...OAUTH_METHOD_AUTH,
       ...KEY_METHOD_AUTH,
+      ...ARTIFACT_METHOD_AUTH,
     ]),
     rateLimits: limits.interceptor,
     keyLimits,

@@ -3,6 +3,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { BillingService } from '../proto/gen/trawl/v1/account_billing_pb.js';
 import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
 import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
+import { ArtifactService } from '../proto/gen/trawl/v1/artifacts_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { MapService } from '../proto/gen/trawl/v1/map_pb.js';
@@ -18,6 +19,7 @@ export interface ControlPlane {
   billing: Client<typeof BillingService>;
   oauth: Client<typeof OAuthService>;
   apiKeys: Client<typeof ApiKeyService>;
+  artifacts: Client<typeof ArtifactService>;
 }
 
 /**
@@ -40,5 +42,6 @@ export function createControlPlaneClient(baseUrl: string): ControlPlane {
     billing: createClient(BillingService, transport),
     oauth: createClient(OAuthService, transport),
     apiKeys: createClient(ApiKeyService, transport),
+    artifacts: createClient(ArtifactService, transport),
   };
 }

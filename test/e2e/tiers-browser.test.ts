@@ -108,6 +108,31 @@ describe('the browser tier (tier 4)', function () {
     expect(site.hits('/tiers/assets/clip.mp4')).to.equal(0);
   });
 
+  it('keeps a screenshot and a PDF of the page at unguessable URLs served without a key', async () => {
+    const res = await render('/tiers/js-app', { advanced: { screenshot: true, generate_pdf: true } });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
+    const prefix = `${stack.baseUrl}/api/v1/artifacts/`;
+    expect(res.body.screenshot_url).to.match(new RegExp(`^${prefix}[A-Za-z0-9_-]{32}\\.png$`));
+    expect(res.body.pdf_url).to.match(new RegExp(`^${prefix}[A-Za-z0-9_-]{32}\\.pdf$`));
+    const png = await fetch(res.body.screenshot_url);
+    expect(png.status).to.equal(200);
+    expect(png.headers.get('content-type')).to.equal('image/png');
+    expect(Buffer.from(await png.arrayBuffer()).subarray(0, 8).toString('latin1')).to.equal('\x89PNG\r\n\x1a\n');
+    const pdf = await fetch(res.body.pdf_url);
+    expect(pdf.headers.get('content-type')).to.equal('application/pdf');
+    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString('latin1')).to.equal('%PDF-');
+    const plain = await render('/tiers/js-app');
+    expect(plain.body).to.include({ screenshot_url: null, pdf_url: null });
+  });
+
+  it('answers 404 for an artifact name that was never given out, well-formed or not', async () => {
+    for (const name of [`${'A'.repeat(32)}.png`, 'x.png', '..%2F..%2Fetc%2Fpasswd']) {
+      const res = await fetch(`${stack.baseUrl}/api/v1/artifacts/${name}`);
+      expect(res.status, name).to.equal(404);
+      expect(((await res.json()) as { error: string }).error).to.equal('NOT_FOUND');
+    }
+  });
+
   describe('the SSRF guard on every request the browser makes', () => {
     it('lets no sub-resource of a page reach a private address, and still answers the page', async () => {
       const res = await render(`/tiers/private-subresources?trap=${encodeURIComponent(trap.url)}`, { wait_until: 'networkidle' });

@@ -1,4 +1,5 @@
-import type { Browser, BrowserContext, Response } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import type { ArtifactExtension } from '../../common/artifacts.js';
 import { WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } from '../../common/limits.js';
 import type { BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
 import { CHALLENGE_SCAN_CHARS } from '../fetching/challenge-detector.js';
@@ -11,6 +12,8 @@ import { createRequestFilter } from './request-filter.js';
 
 export interface PageLoaderDeps {
   browser(): Promise<Browser>;
+  /** Keeps a screenshot or PDF of the page for 24 hours; answers its URL. */
+  saveArtifact(bytes: Buffer, extension: ArtifactExtension): Promise<string>;
   guard: GuardOptions;
   maxBytes: number;
   userAgent: string;
@@ -99,7 +102,9 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     if (verdict) return fail({ ...verdict, statusCode: status, bytes: body.length });
     const redirects: string[] = [];
     for (let r = response.request().redirectedFrom(); r; r = r.redirectedFrom()) redirects.unshift(r.url());
+    const artifacts = await captureArtifacts(deps, page, options);
     return {
+      ...artifacts,
       kind: 'ok',
       statusCode: status,
       finalUrl,
@@ -118,6 +123,15 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
   } finally {
     await context?.close().catch(() => undefined);
   }
+}
+
+/** The screenshot (the full page, PNG) and PDF (print layout with backgrounds) the caller asked for, kept and linked. */
+async function captureArtifacts(deps: PageLoaderDeps, page: Page, options: BrowserOptions | undefined): Promise<{ screenshotUrl?: string; pdfUrl?: string }> {
+  const [screenshotUrl, pdfUrl] = await Promise.all([
+    options?.screenshot ? page.screenshot({ fullPage: true, type: 'png' }).then((png) => deps.saveArtifact(png, 'png')) : undefined,
+    options?.generatePdf ? page.pdf({ printBackground: true }).then((pdf) => deps.saveArtifact(pdf, 'pdf')) : undefined,
+  ]);
+  return { ...(screenshotUrl ? { screenshotUrl } : {}), ...(pdfUrl ? { pdfUrl } : {}) };
 }
 
 /**

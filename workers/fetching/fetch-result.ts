@@ -36,6 +36,9 @@ export interface FetchedPage {
   /** Body size in bytes. */
   bytes: number;
   timings: FetchTimings;
+  /** Where the browser's screenshot and PDF of the page are served, when they were asked for. */
+  screenshotUrl?: string;
+  pdfUrl?: string;
 }
 
 export interface FetchFailure {

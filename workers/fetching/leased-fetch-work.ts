@@ -122,6 +122,8 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
             sizeBytes: page.bytes,
             includeRawHtml: task.includeRawHtml,
             contentAsFormats: false,
+            screenshotUrl: page.screenshotUrl,
+            pdfUrl: page.pdfUrl,
           },
         },
         { deadlineMs: scope.deadlineMs },
