@@ -67,13 +67,15 @@ const SCROLL_SETTLE_MS = 250;
 
 /**
  * Scrolls to the bottom until the page stops growing, the rounds run out or
- * the deadline comes: a page that does not load on scroll costs one short
- * wait.
+ * the deadline comes. A page no taller than the window has nothing to
+ * scroll and costs nothing; a page that does not load on scroll costs one
+ * short wait.
  */
 export async function scrollToLoad(page: Page, deadlineMs: number): Promise<number> {
   let rounds = 0;
   const pageHeight = () => page.evaluate('document.documentElement.scrollHeight') as Promise<number>;
   let height = await pageHeight();
+  if (height <= ((await page.evaluate('window.innerHeight')) as number)) return 0;
   while (rounds < MAX_SCROLL_ROUNDS && Date.now() + SCROLL_SETTLE_MS < deadlineMs) {
     await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
     await page.waitForTimeout(SCROLL_SETTLE_MS);
