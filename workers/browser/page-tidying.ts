@@ -43,12 +43,18 @@ const REMOVE_BANNERS_SCRIPT = `(({ selectors, pattern }) => {
   for (const selector of selectors) {
     try { document.querySelectorAll(selector).forEach((el) => found.add(el)); } catch { /* a selector this engine does not know */ }
   }
-  document.querySelectorAll('body *').forEach((el) => {
-    const style = getComputedStyle(el);
-    const positioned = style.position === 'fixed' || style.position === 'sticky' || el.getAttribute('role') === 'dialog';
-    const words = el.textContent || '';
-    if (positioned && words.length < 3000 && text.test(words)) found.add(el);
-  });
+  // Hand-made banners: from each text that talks about cookies, the nearest fixed, sticky or dialog box holding
+  // it, if that box is small. Only those ancestors get their style computed, so a long page costs little.
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, { acceptNode: (n) => (text.test(n.nodeValue) ? 1 : 3) });
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let el = node.parentElement; el && el !== document.body; el = el.parentElement) {
+      const style = getComputedStyle(el);
+      if (style.position === 'fixed' || style.position === 'sticky' || el.getAttribute('role') === 'dialog') {
+        if ((el.textContent || '').length < 3000) found.add(el);
+        break;
+      }
+    }
+  }
   found.forEach((el) => el.remove());
   for (const root of [document.documentElement, document.body]) {
     if (root && getComputedStyle(root).overflow === 'hidden') root.style.overflow = 'visible';
@@ -74,8 +80,9 @@ const SCROLL_SETTLE_MS = 250;
 export async function scrollToLoad(page: Page, deadlineMs: number): Promise<number> {
   let rounds = 0;
   const pageHeight = () => page.evaluate('document.documentElement.scrollHeight') as Promise<number>;
-  let height = await pageHeight();
-  if (height <= ((await page.evaluate('window.innerHeight')) as number)) return 0;
+  const [start, windowHeight] = (await page.evaluate('[document.documentElement.scrollHeight, window.innerHeight]')) as [number, number];
+  if (start <= windowHeight) return 0;
+  let height = start;
   while (rounds < MAX_SCROLL_ROUNDS && Date.now() + SCROLL_SETTLE_MS < deadlineMs) {
     await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
     await page.waitForTimeout(SCROLL_SETTLE_MS);
