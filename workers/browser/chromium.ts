@@ -3,6 +3,12 @@ import { chromium, type Browser } from 'playwright-core';
 /** Flags for a headless Chromium in a container: no sandbox (no user namespaces), no GPU, nothing phoning home. */
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
+/**
+ * What the browser pool adds: WebRTC may send UDP only through the proxy, which carries none, so a page cannot
+ * reach an internal address over STUN/TURN around the guarded SOCKS proxy.
+ */
+const POOL_ARGS = ['--webrtc-ip-handling-policy=disable_non_proxied_udp'];
+
 export interface SharedBrowser {
   /** The process's browser, launched on first use and again after it died. */
   get(): Promise<Browser>;
@@ -18,7 +24,7 @@ export interface SharedBrowser {
 export function createSharedBrowser(opts: { executablePath: string; proxyUrl: string }): SharedBrowser {
   let launching: Promise<Browser> | null = null;
   const launch = () =>
-    chromium.launch({ executablePath: opts.executablePath, args: CHROMIUM_ARGS, proxy: { server: opts.proxyUrl } }).then((browser) => {
+    chromium.launch({ executablePath: opts.executablePath, args: [...CHROMIUM_ARGS, ...POOL_ARGS], proxy: { server: opts.proxyUrl } }).then((browser) => {
       browser.on('disconnected', () => {
         launching = null;
       });
