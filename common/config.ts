@@ -195,7 +195,7 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
       pipelineThreads: int(env, 'TRAWL_PIPELINE_THREADS', 0),
       pipelineBudgetMs: int(env, 'TRAWL_PIPELINE_BUDGET_MS', 60_000),
     },
-    availableTiers: list(env, 'TRAWL_AVAILABLE_TIERS', ['1', '2', '4']),
+    availableTiers: list(env, 'TRAWL_AVAILABLE_TIERS', ['1', '2', '3', '4']),
     tiers: {
       impitBrowser: env.TRAWL_IMPIT_BROWSER ?? 'chrome',
       chromiumPath: env.TRAWL_CHROMIUM_PATH ?? '/usr/bin/chromium',

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { request } from 'undici';
 import { bootIsolatedStack, createAccountWithKey } from '../../deploy/local/isolated-stack.js';
-import { CHROMIUM_ARGS } from '../../workers/browser/chromium.js';
+import { CHROMIUM_ARGS } from '../../workers/fetching/chromium.js';
 
 const { values } = parseArgs({
   options: {

@@ -14,6 +14,7 @@ export const ROLES = {
   gateway: 'gateway/main.ts',
   'fetch-t1': 'workers/fetch-t1/worker.ts',
   'fetch-t2': 'workers/fetch-t2/worker.ts',
+  'fetch-t3': 'workers/fetch-t3/worker.ts',
   browser: 'workers/browser/worker.ts',
   extract: 'workers/extract/worker.ts',
   map: 'workers/map/worker.ts',

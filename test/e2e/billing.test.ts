@@ -72,11 +72,11 @@ describe('credits: reservation, settlement and rejection', function () {
     const { key, accountId } = await createTestAccount(stack, 100_000);
     const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', {
       url: `${site.url}/article`,
-      cost_controls: { force_tier: '3' },
+      cost_controls: { force_tier: '3.5' },
     });
     expect(res.status).to.equal(503);
     expect(res.body.error).to.equal('SERVICE_UNAVAILABLE');
-    expect(res.body.details.required_tiers).to.deep.equal(['3']);
+    expect(res.body.details.required_tiers).to.deep.equal(['3.5']);
     expect(await balanceOf(stack.pool, accountId)).to.equal(100_000);
   });
 

@@ -28,11 +28,11 @@ describe('POST /api/v1/scrape/estimate and the deprecated per-mode routes', func
         estimated_credits: 1,
         max_possible_credits: 20,
         estimated_tier: '1',
-        tier_plan: ['1', '2', '4'],
+        tier_plan: ['1', '2', '3', '4'],
         runnable: true,
         version: 'v1',
       });
-      expect(res.body.available_tiers).to.deep.equal(['1', '2', '4']);
+      expect(res.body.available_tiers).to.deep.equal(['1', '2', '3', '4']);
       expect(site.hits('/article')).to.equal(hits);
       expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
     });
@@ -43,10 +43,10 @@ describe('POST /api/v1/scrape/estimate and the deprecated per-mode routes', func
       expect(res.body).to.deep.include({ estimated_credits: 20, max_possible_credits: 20, tier_plan: ['4'], runnable: true });
     });
 
-    it('prices a stealth scrape this deployment cannot run, saying it is not runnable', async () => {
-      const res = await post('/api/v1/scrape/estimate', { url: 'https://example.com/', cost_controls: { force_tier: '3' } });
+    it('prices a premium-proxy scrape this deployment cannot run, saying it is not runnable', async () => {
+      const res = await post('/api/v1/scrape/estimate', { url: 'https://example.com/', cost_controls: { force_tier: '3.5' } });
       expect(res.status).to.equal(200);
-      expect(res.body).to.deep.include({ estimated_credits: 10, max_possible_credits: 10, tier_plan: ['3'], runnable: false });
+      expect(res.body).to.deep.include({ estimated_credits: 12.5, max_possible_credits: 12.5, tier_plan: ['3.5'], runnable: false });
     });
 
     it('refuses what a scrape would refuse', async () => {

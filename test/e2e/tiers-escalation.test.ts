@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ARTICLE_TITLE, startSiteServer, type SiteServer } from '../fixtures/site-server.js';
-import { GUARDED_TEXT, RENDERED_TEXT, TIER_ROUTES } from '../fixtures/tier-pages.js';
+import { GUARDED_TEXT, RENDERED_TEXT, STEALTH_TEXT, TIER_ROUTES } from '../fixtures/tier-pages.js';
 import { apiClient, balanceOf, pollJob } from '../support/api.js';
 import { createTestAccount, getStack, waitForWorkers, type TestStack } from '../support/stack.js';
 
@@ -22,6 +22,7 @@ describe('escalation between the fetch tiers', function () {
   before(async () => {
     stack = await getStack();
     await waitForWorkers(stack.baseUrl, 60_000, 'fetch-t2');
+    await waitForWorkers(stack.baseUrl, 60_000, 'fetch-t3');
     await waitForWorkers(stack.baseUrl, 60_000, 'browser');
     site = await startSiteServer({ routes: TIER_ROUTES });
     account = await createTestAccount(stack, 10_000_000);
@@ -65,16 +66,35 @@ describe('escalation between the fetch tiers', function () {
     expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
   });
 
-  it('sends a JavaScript-only shell from tier 1 straight to the browser, skipping tier 2, charging the browser only', async () => {
+  it('sends a JavaScript-only shell from tier 1 straight to the first browser tier (3), skipping tier 2, charging that tier only', async () => {
     const before = await balanceOf(stack.pool, account.accountId);
     const res = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/js-app`, formats: ['markdown'], sync_policy: 'wait_until_deadline' });
     expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
     expect(res.body.content).to.contain(RENDERED_TEXT);
     expect(steps(res.body)).to.deep.equal([
       ['1', 'js_shell', 0],
-      ['4', 'success', 20],
+      ['3', 'success', 10],
     ]);
-    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 4_000);
+    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 2_000);
+  });
+
+  it('passes a script challenge that checks navigator.webdriver on the stealth tier only', async () => {
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/script-challenge`, formats: ['text'], sync_policy: 'wait_until_deadline' });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
+    expect(res.body.content).to.contain(STEALTH_TEXT);
+    expect(steps(res.body)).to.deep.equal([
+      ['1', 'js_shell', 0],
+      ['3', 'success', 10],
+    ]);
+    const plain = await api.post('/api/v1/scrape', {
+      url: `${site.url}/tiers/script-challenge`,
+      formats: ['text'],
+      sync_policy: 'wait_until_deadline',
+      cost_controls: { force_tier: '4' },
+    });
+    expect(plain.status, JSON.stringify(plain.body).slice(0, 400)).to.equal(200);
+    expect(plain.body.content).to.contain('Automated browser detected');
+    expect(plain.body.content).not.to.contain(STEALTH_TEXT);
   });
 
   it('does the same for render_js auto, handing a waiting sync request off with 202 when the browser is needed', async () => {
@@ -82,7 +102,7 @@ describe('escalation between the fetch tiers', function () {
     expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(202);
     const job = await pollJob(api, res.body.poll_url, 60_000);
     expect(job.status).to.equal('succeeded');
-    expect(job.tier).to.equal('4');
+    expect(job.tier).to.equal('3');
   });
 
   it('keeps the shell from tier 1 when render_js is false', async () => {

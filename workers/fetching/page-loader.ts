@@ -2,21 +2,22 @@ import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import type { ArtifactExtension } from '../../common/artifacts.js';
 import { WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } from '../../common/limits.js';
 import type { BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
-import { CHALLENGE_SCAN_CHARS } from '../fetching/challenge-detector.js';
-import type { FetchFailure, FetchOutcome } from '../fetching/fetch-result.js';
-import { classifyStatusAfterBody, classifyStatusBeforeBody } from '../fetching/http-fetcher.js';
-import type { PageRequest } from '../fetching/leased-fetch-work.js';
-import { assertUrlAllowed, isUrlAllowedNow, isUrlNotAllowedError, type GuardOptions } from '../fetching/ssrf-guard.js';
+import { CHALLENGE_SCAN_CHARS } from './challenge-detector.js';
+import type { FetchFailure, FetchOutcome } from './fetch-result.js';
+import { classifyStatusAfterBody, classifyStatusBeforeBody } from './http-fetcher.js';
+import type { PageRequest } from './leased-fetch-work.js';
+import { assertUrlAllowed, isUrlAllowedNow, isUrlNotAllowedError, type GuardOptions } from './ssrf-guard.js';
+import type { BrowserProfile } from './browser-profile.js';
 import { removeCookieBanners, scrollToLoad } from './page-tidying.js';
 import { createRequestFilter } from './request-filter.js';
 
 export interface PageLoaderDeps {
   browser(): Promise<Browser>;
+  profile: BrowserProfile;
   /** Keeps a screenshot or PDF of the page for 24 hours; answers its URL. */
   saveArtifact(bytes: Buffer, extension: ArtifactExtension): Promise<string>;
   guard: GuardOptions;
   maxBytes: number;
-  userAgent: string;
 }
 
 type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
@@ -44,7 +45,8 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
   try {
     assertUrlAllowed(new URL(req.url), deps.guard);
     const browser = await deps.browser();
-    context = await browser.newContext({ userAgent: deps.userAgent, serviceWorkers: 'block', acceptDownloads: false, locale: 'en-US' });
+    context = await browser.newContext({ ...deps.profile.context(browser.version()), serviceWorkers: 'block', acceptDownloads: false });
+    if (deps.profile.initScript) await context.addInitScript(deps.profile.initScript);
     const cookies = Object.entries(options?.cookies ?? {});
     if (cookies.length > 0) await context.addCookies(cookies.map(([name, value]) => ({ name, value, url: req.url })));
     await context.route(
@@ -65,6 +67,11 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     });
     req.signal.addEventListener('abort', () => void context?.close().catch(() => undefined), { once: true });
 
+    // The latest main document: a script challenge answers the first and reloads into the real one.
+    let latest: Response | null = null;
+    page.on('response', (r) => {
+      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) latest = r;
+    });
     const waitUntil = (WAIT_UNTIL.has(options?.waitUntil ?? '') ? options!.waitUntil : 'load') as WaitUntil;
     let response: Response | null;
     try {
@@ -72,6 +79,10 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     } catch (err) {
       return fail(await navigationFailure(err, failedNavigations.at(-1) ?? req.url, refusedNavigation, deps.guard));
     }
+    await deps.profile.humanize?.(page);
+    // A navigation the page started by itself (a challenge's reload) is followed to its end.
+    await page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) }).catch(() => undefined);
+    response = latest ?? response;
     finalUrl = page.url();
     if (!response) return fail({ code: 'NETWORK_ERROR', message: 'The page gave no response', escalate: false });
     const status = response.status();

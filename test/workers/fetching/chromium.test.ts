@@ -1,6 +1,6 @@
 import dgram from 'node:dgram';
 import { expect } from 'chai';
-import { createSharedBrowser, type SharedBrowser } from '../../../workers/browser/chromium.js';
+import { createSharedBrowser, type SharedBrowser } from '../../../workers/fetching/chromium.js';
 import { startGuardedSocksProxy, type GuardedSocksProxy } from '../../../workers/fetching/guarded-socks-proxy.js';
 import { createGuardedConnect } from '../../../workers/fetching/ssrf-guard.js';
 

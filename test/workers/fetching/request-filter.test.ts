@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Route } from 'playwright-core';
-import { createRequestFilter, isTrackerHost } from '../../../workers/browser/request-filter.js';
+import { createRequestFilter, isTrackerHost } from '../../../workers/fetching/request-filter.js';
 
 /** A route as Playwright hands it over, recording what the filter decided. */
 function fakeRoute(url: string, resourceType: string, navigation = false) {

@@ -21,10 +21,10 @@ export interface SharedBrowser {
  * SOCKS proxy Playwright also turns off Chromium's own name resolution, so
  * no name is resolved outside the guard.
  */
-export function createSharedBrowser(opts: { executablePath: string; proxyUrl: string }): SharedBrowser {
+export function createSharedBrowser(opts: { executablePath: string; proxyUrl: string; extraArgs?: readonly string[] }): SharedBrowser {
   let launching: Promise<Browser> | null = null;
   const launch = () =>
-    chromium.launch({ executablePath: opts.executablePath, args: [...CHROMIUM_ARGS, ...POOL_ARGS], proxy: { server: opts.proxyUrl } }).then((browser) => {
+    chromium.launch({ executablePath: opts.executablePath, args: [...CHROMIUM_ARGS, ...POOL_ARGS, ...(opts.extraArgs ?? [])], proxy: { server: opts.proxyUrl } }).then((browser) => {
       browser.on('disconnected', () => {
         launching = null;
       });
