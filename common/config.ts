@@ -53,6 +53,8 @@ export interface TrawlConfig {
   availableTiers: string[];
   /** Whether a document pool (modes pdf and ocr) is deployed. */
   documentPool: boolean;
+  /** The clients of tiers 2 and 4: the browser impit impersonates, and the Chromium the browser pool drives. */
+  tiers: { impitBrowser: string; chromiumPath: string; browserConcurrency: number };
   /** Results kept in Redis for this long. */
   resultTtlSeconds: number;
   llm: { baseUrl: string; apiKey: string; model: string; timeoutMs: number };
@@ -206,8 +208,13 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
       pipelineBudgetMs: int(env, 'TRAWL_PIPELINE_BUDGET_MS', 60_000),
       documentBudgetMs: documentBudgetMs(env),
     },
-    availableTiers: list(env, 'TRAWL_AVAILABLE_TIERS', ['1']),
+    availableTiers: list(env, 'TRAWL_AVAILABLE_TIERS', ['1', '2', '3', '4']),
     documentPool: bool(env, 'TRAWL_DOCUMENT_POOL', true),
+    tiers: {
+      impitBrowser: env.TRAWL_IMPIT_BROWSER ?? 'chrome',
+      chromiumPath: env.TRAWL_CHROMIUM_PATH ?? '/usr/bin/chromium',
+      browserConcurrency: Math.max(1, int(env, 'TRAWL_BROWSER_CONCURRENCY', 4)),
+    },
     resultTtlSeconds: int(env, 'TRAWL_RESULT_TTL_SECONDS', 24 * 3600),
     llm: {
       baseUrl: env.TRAWL_LLM_BASE_URL ?? '',

@@ -30,6 +30,10 @@ export const CACHE_TTL_MAX_S = 86_400;
 export const DOCUMENT_PROCESSING_DEFAULT_S = 120;
 export const DOCUMENT_PROCESSING_MAX_S = 300;
 
+/** How long the browser waits for a wait_for selector: 30 s by default, never more than 60 s (SPEC 8.4). */
+export const WAIT_FOR_DEFAULT_MS = 30_000;
+export const WAIT_FOR_MAX_MS = 60_000;
+
 /** Extract jobs run for at most the sync deadline. */
 export const EXTRACT_TIMEOUT_MS = SYNC_DEADLINE_MS;
 

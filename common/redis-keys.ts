@@ -15,6 +15,8 @@ export interface RedisKeys {
   sessionCookies(jobId: string): string;
   /** Caller-supplied content for /api/v1/extract. */
   extractInput(jobId: string): string;
+  /** A screenshot or PDF of a rendered page (common/artifacts.ts). */
+  artifact(name: string): string;
   /** Prefix of the per-domain concurrency slots. */
   domainLeasePrefix: string;
   /** Requests made with an API key in one limit period (`counter` names the limit and the period's start). */
@@ -38,6 +40,7 @@ export function redisKeys(prefix: string): RedisKeys {
     scrapeBody: (jobId) => `${prefix}scrape-body:${jobId}`,
     sessionCookies: (jobId) => `${prefix}session-cookies:${jobId}`,
     extractInput: (jobId) => `${prefix}extract-input:${jobId}`,
+    artifact: (name) => `${prefix}artifact:${name}`,
     domainLeasePrefix: `${prefix}domain-lease:`,
     apiKeyRequests: (keyId, counter) => `${prefix}api-key-requests:${keyId}:${counter}`,
     // The braces keep one key's (or account's) state in one Redis Cluster slot, as one script touches it all.

@@ -10,6 +10,8 @@ import { SessionService } from '../proto/gen/trawl/v1/sessions_pb.js';
 import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
+import { ArtifactService } from '../proto/gen/trawl/v1/artifacts_pb.js';
+import { ARTIFACT_METHOD_AUTH, createArtifactService } from './artifacts/artifact-service.js';
 import { ACCOUNT_METHOD_AUTH, createAccountService } from './accounts/account-service.js';
 import { createAuthenticator } from './accounts/authenticator.js';
 import { createSessionAuthenticator } from './accounts/session-authenticator.js';
@@ -76,6 +78,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       router.service(ExtractService, createExtractService(services));
       router.service(MapService, createMapService(services));
       router.service(SessionService, createSessionService({ pool, masterKeyHex: config.masterKeyHex }));
+      router.service(ArtifactService, createArtifactService({ redis, keys }));
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));
       router.service(ApiKeyService, createKeyService({ pool, clickhouse, masterKeyHex: config.masterKeyHex, limits: keyLimits, changes: keyChanges }));
       router.service(AccountService, createAccountService({ pool, sessionTokens, welcomeBonus: config.welcomeBonus }));
@@ -92,6 +95,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       ...OAUTH_METHOD_AUTH,
       ...KEY_METHOD_AUTH,
       ...SESSION_METHOD_AUTH,
+      ...ARTIFACT_METHOD_AUTH,
     ]),
     rateLimits: limits.interceptor,
     keyLimits,

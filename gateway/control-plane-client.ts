@@ -3,6 +3,7 @@ import { createConnectTransport } from '@connectrpc/connect-node';
 import { BillingService } from '../proto/gen/trawl/v1/account_billing_pb.js';
 import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
 import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
+import { ArtifactService } from '../proto/gen/trawl/v1/artifacts_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { MapService } from '../proto/gen/trawl/v1/map_pb.js';
@@ -20,6 +21,7 @@ export interface ControlPlane {
   oauth: Client<typeof OAuthService>;
   apiKeys: Client<typeof ApiKeyService>;
   sessions: Client<typeof SessionService>;
+  artifacts: Client<typeof ArtifactService>;
 }
 
 /**
@@ -43,5 +45,6 @@ export function createControlPlaneClient(baseUrl: string): ControlPlane {
     oauth: createClient(OAuthService, transport),
     apiKeys: createClient(ApiKeyService, transport),
     sessions: createClient(SessionService, transport),
+    artifacts: createClient(ArtifactService, transport),
   };
 }

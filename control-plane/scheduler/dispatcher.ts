@@ -8,6 +8,7 @@ import { MapRequestSchema } from '../../proto/gen/trawl/v1/map_pb.js';
 import { ScrapeRequestSchema, type ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import {
   AttemptRefSchema,
+  BrowserOptionsSchema,
   ExtractTaskSchema,
   FetchTaskSchema,
   MapTaskSchema,
@@ -49,6 +50,21 @@ function isStringMap(value: unknown): value is Record<string, string> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
 }
 
+/** How the browser tiers load the page, from the request's top-level fields and its advanced options. */
+function browserOptions(req: ScrapeRequest) {
+  const advanced = req.advanced ?? {};
+  const flag = (name: string) => (typeof advanced[name] === 'boolean' ? (advanced[name] as boolean) : undefined);
+  const condition = advanced['wait_condition'];
+  return create(BrowserOptionsSchema, {
+    waitFor: req.waitFor ?? '',
+    waitUntil: req.waitUntil ?? (typeof condition === 'string' ? condition : ''),
+    scroll: req.enableScroll ?? flag('scroll_to_load'),
+    removeCookieBanners: flag('remove_cookie_banners') !== false,
+    screenshot: flag('screenshot') === true,
+    generatePdf: flag('generate_pdf') === true,
+  });
+}
+
 function fetchPayload(job: JobForTask): Task['payload'] {
   const req = fromJson(ScrapeRequestSchema, job.request, { ignoreUnknownFields: true });
   const advanced = req.advanced ?? {};
@@ -71,6 +87,7 @@ function fetchPayload(job: JobForTask): Task['payload'] {
       // force_refresh skips reading the cache, not filling it.
       ...(req.cache ? { cacheIdentity: cacheIdentity(req, job.account_id) ?? '', cacheTtlS: cacheTtlSeconds(req) } : {}),
       pipeline: pipelineOptions(req, { onlyMainContent: advanced['only_main_content'] !== false }),
+      browser: browserOptions(req),
     }),
   };
 }

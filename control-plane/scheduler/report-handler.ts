@@ -5,7 +5,7 @@ import type { JobSignal } from '../jobs/job-signals.js';
 import { loadEscalationContext, type AttemptOutcome, type AttemptRow, type Db, type JobForTask, type JobRecord, type StartedAttempt } from '../jobs/job-store.js';
 import { escalateJob, failJob, settleJob } from '../jobs/lifecycle.js';
 import type { WriteBatcher } from '../jobs/write-batcher.js';
-import { nextTier } from './tier-plan.js';
+import { JS_SHELL, nextTier } from './tier-plan.js';
 
 export interface ReportEffects {
   /** Attempts to publish now that their rows are committed. */
@@ -55,20 +55,27 @@ export async function applyAttemptReport(deps: ReportDeps, report: AttemptReport
     return effects;
   };
 
-  if (report.ok) return ended(await settleJob(deps.pool, report.jobId, outcome, { resultKey: report.resultKey, statusCode: report.statusCode }));
-
-  if (report.escalate) {
+  const escalate = async (failed: AttemptOutcome, classification?: string): Promise<boolean> => {
     const job = await loadEscalationContext(deps.pool, report.jobId, report.attemptId);
-    const next = job ? nextTier(job.tier_plan, job.tier) : undefined;
-    if (job && next !== undefined && isTier(next)) {
-      const attempt = await escalateJob(deps.pool, job, outcome, next);
-      if (attempt) {
-        effects.dispatch.push({ job, attempt });
-        effects.signals.push({ jobId: job.id, signal: { kind: 'escalated', tier: next } });
-      }
-      return effects;
+    if (!job) return false;
+    const advanced = job.request['advanced'] as Record<string, unknown> | undefined;
+    const next = nextTier(job.tier_plan, job.tier, { classification, renderJs: advanced?.['render_js'], mode: job.request['mode'] as string | undefined });
+    if (next === undefined || !isTier(next)) return false;
+    const attempt = await escalateJob(deps.pool, job, failed, next);
+    if (attempt) {
+      effects.dispatch.push({ job, attempt });
+      effects.signals.push({ jobId: job.id, signal: { kind: 'escalated', tier: next } });
     }
+    return true;
+  };
+
+  if (report.ok) {
+    // A JavaScript shell is a page, but not the content: a browser tier renders it when the plan has one.
+    if (report.classification === JS_SHELL && (await escalate({ ...outcome, succeeded: false, result: JS_SHELL }, JS_SHELL))) return effects;
+    return ended(await settleJob(deps.pool, report.jobId, outcome, { resultKey: report.resultKey, statusCode: report.statusCode }));
   }
+
+  if (report.escalate && (await escalate(outcome))) return effects;
 
   const failure = {
     code: report.errorCode || 'SCRAPE_FAILED',

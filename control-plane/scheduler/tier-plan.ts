@@ -150,10 +150,24 @@ export function firstAttemptPrice(plan: TierPlan): number {
   return tierPrice(plan.tiers[0]!) + (plan.addOnMicrocents ?? 0);
 }
 
-/** The next tier after `current` in the plan, if escalation should continue. */
-export function nextTier(plan: readonly string[], current: string): string | undefined {
+/** A successful fetch that returned an HTML shell whose content only JavaScript renders (AttemptReport.classification). */
+export const JS_SHELL = 'js_shell';
+
+/**
+ * The next tier after `current` in the plan, if escalation should continue.
+ * A JavaScript shell skips the HTTP tiers (they would fetch the same shell)
+ * for the first planned tier that runs a browser, unless the caller turned
+ * rendering off (render_js false) or asked for html mode.
+ */
+export function nextTier(plan: readonly string[], current: string, outcome: { classification?: string; renderJs?: unknown; mode?: string } = {}): string | undefined {
   const at = plan.indexOf(current);
-  return at >= 0 ? plan[at + 1] : undefined;
+  if (at < 0) return undefined;
+  const later = plan.slice(at + 1);
+  if (outcome.classification === JS_SHELL) {
+    if (outcome.renderJs === false || outcome.mode === 'html') return undefined;
+    return later.find((t) => rank(t) >= rank(SLOW_TIER));
+  }
+  return later[0];
 }
 
 /**

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing and starts what is not running: npm packages,
-# ClickHouse and Tesseract from Debian, then Postgres, Redis, NATS (JetStream) and ClickHouse.
+# ClickHouse, Chromium (the browser pool) and Tesseract from Debian, then Postgres, Redis, NATS (JetStream) and ClickHouse.
 # Idempotent: safe to run before every start and every test run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,6 +21,8 @@ apt_install() {
 }
 command -v clickhouse-server >/dev/null 2>&1 || apt_install clickhouse-server clickhouse-client
 # The document pool reads images with Tesseract (English data comes with the package).
+# The browser pool drives Debian's Chromium (never a downloaded browser); TRAWL_CHROMIUM_PATH names another.
+[ -x "${TRAWL_CHROMIUM_PATH:-/usr/bin/chromium}" ] || apt_install chromium
 command -v tesseract >/dev/null 2>&1 || apt_install tesseract-ocr
 
 # The ports come from the same settings the processes read (docs/configuration.md).

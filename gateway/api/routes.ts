@@ -1,6 +1,7 @@
 import type { ControlPlane } from '../control-plane-client.js';
 import type { AnyRoute } from '../http/route.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
+import { artifactRoutes } from './artifacts/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { apiKeyRoutes } from './keys/routes.js';
 import { billingRoutes } from './billing/routes.js';
@@ -27,6 +28,7 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
     ...scrapeRoutes(deps),
     ...legacyScrapeRoutes(deps),
     ...jobRoutes(deps),
+    ...artifactRoutes(deps),
     ...extractRoutes(deps),
     ...mapRoutes(deps),
     ...sessionRoutes(deps),

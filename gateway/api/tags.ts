@@ -1,6 +1,7 @@
 /** The OpenAPI tags routes are grouped under, with their descriptions. */
 export const API_TAGS: Readonly<Record<string, string>> = {
   Scrape: 'Fetch a page through the fetch tiers, poll its job, price it in advance.',
+  Artifacts: 'Screenshots and PDFs of rendered pages, at the unguessable URLs a scrape result gives, for 24 hours.',
   Deprecated: 'The per-mode scrape routes, each mapped onto POST /api/v1/scrape until their sunset date.',
   Extract: 'Run the content pipeline on content you supply.',
   Map: "List a site's URLs from robots.txt, sitemaps and links; the account's history of maps.",

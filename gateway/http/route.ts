@@ -22,11 +22,13 @@ export interface HeaderDoc {
 /** An answer that is not the error envelope (success, or a probe's own 503 shape). */
 export interface ResponseDoc {
   description: string;
-  /** The JSON answer. */
-  schema: z.ZodType;
+  /** The JSON answer; absent for a route that answers only with a file (binaryMediaTypes). */
+  schema?: z.ZodType;
   headers?: Record<string, HeaderDoc>;
   /** Other media types the route may answer with instead (a download as CSV or XML), documented as text. */
   textMediaTypes?: readonly string[];
+  /** Media types of a file answer (an image, a PDF), documented as binary. */
+  binaryMediaTypes?: readonly string[];
 }
 
 /** A route on its way out: every answer carries Deprecation, Sunset and Link, and a DEPRECATED_ENDPOINT warning. */

@@ -96,8 +96,9 @@ function operation(route: AnyRoute, ref: ReturnType<typeof schemaConverter>) {
   for (const [status, doc] of Object.entries(route.responses)) {
     if (!doc) continue;
     const headers = { ...doc.headers, ...extraHeaders };
-    const content = json(ref(doc.schema)).content as Record<string, unknown>;
+    const content = (doc.schema ? json(ref(doc.schema)).content : {}) as Record<string, unknown>;
     for (const type of doc.textMediaTypes ?? []) content[type] = { schema: { type: 'string' } };
+    for (const type of doc.binaryMediaTypes ?? []) content[type] = { schema: { type: 'string', contentMediaType: type } };
     responses[status] = {
       description: doc.description,
       ...(Object.keys(headers).length > 0 ? { headers: headersDoc(headers) } : {}),

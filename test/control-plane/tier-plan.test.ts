@@ -122,4 +122,14 @@ describe('tier planning', () => {
     expect(nextTier(['1', '2', '4'], '2')).to.equal('4');
     expect(nextTier(['1', '2', '4'], '4')).to.equal(undefined);
   });
+
+  it('sends a JavaScript shell to the first planned browser tier, unless rendering is off or html mode was asked for', () => {
+    const shell = { classification: 'js_shell' };
+    expect(nextTier(['1', '2', '4'], '1', shell)).to.equal('4');
+    expect(nextTier(['1', '2', '3', '4'], '1', shell)).to.equal('3');
+    expect(nextTier(['1', '2'], '1', shell)).to.equal(undefined);
+    expect(nextTier(['1', '2', '4'], '1', { ...shell, renderJs: false })).to.equal(undefined);
+    expect(nextTier(['1', '2', '4'], '1', { ...shell, renderJs: 'auto' })).to.equal('4');
+    expect(nextTier(['1', '2', '4'], '1', { ...shell, mode: 'html' })).to.equal(undefined);
+  });
 });

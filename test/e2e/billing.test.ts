@@ -27,7 +27,8 @@ describe('credits: reservation, settlement and rejection', function () {
     const res = await api.post('/api/v1/scrape', { url: `${site.url}/article` });
     expect(res.status).to.equal(402);
     expect(res.body.error).to.equal('INSUFFICIENT_CREDITS');
-    expect(res.body.details).to.include({ required_credits: 1, available_credits: 0, estimated_tier: '1' });
+    // The reservation covers the most expensive planned tier, the browser.
+    expect(res.body.details).to.include({ required_credits: 20, available_credits: 0, estimated_tier: '4' });
     expect(res.body.details.job_id).to.be.a('string');
     const job = await api.get(`/api/v1/jobs/${res.body.details.job_id}`);
     expect(job.status).to.equal(200);
@@ -50,8 +51,8 @@ describe('credits: reservation, settlement and rejection', function () {
     const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', { url: `${site.url}/article`, formats: ['markdown'] });
     expect(res.status).to.equal(200);
     expect(await ledger(stack, res.body.job_id)).to.deep.equal([
-      { kind: 'reserve', amount: -200 },
-      { kind: 'settle', amount: 0 },
+      { kind: 'reserve', amount: -4_000 },
+      { kind: 'settle', amount: 3_800 },
     ]);
     expect(await balanceOf(stack.pool, accountId)).to.equal(9_800);
   });
@@ -71,11 +72,11 @@ describe('credits: reservation, settlement and rejection', function () {
     const { key, accountId } = await createTestAccount(stack, 100_000);
     const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', {
       url: `${site.url}/article`,
-      cost_controls: { force_tier: '4' },
+      cost_controls: { force_tier: '3.5' },
     });
     expect(res.status).to.equal(503);
     expect(res.body.error).to.equal('SERVICE_UNAVAILABLE');
-    expect(res.body.details.required_tiers).to.deep.equal(['4']);
+    expect(res.body.details.required_tiers).to.deep.equal(['3.5']);
     expect(await balanceOf(stack.pool, accountId)).to.equal(100_000);
   });
 

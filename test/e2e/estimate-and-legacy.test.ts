@@ -26,21 +26,27 @@ describe('POST /api/v1/scrape/estimate and the deprecated per-mode routes', func
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.deep.include({
         estimated_credits: 1,
-        max_possible_credits: 1,
+        max_possible_credits: 20,
         estimated_tier: '1',
-        tier_plan: ['1'],
+        tier_plan: ['1', '2', '3', '4'],
         runnable: true,
         version: 'v1',
       });
-      expect(res.body.available_tiers).to.include('1');
+      expect(res.body.available_tiers).to.deep.equal(['1', '2', '3', '4']);
       expect(site.hits('/article')).to.equal(hits);
       expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
     });
 
-    it('prices a browser scrape this deployment cannot run, saying it is not runnable', async () => {
+    it('prices a browser scrape at the browser tier alone', async () => {
       const res = await post('/api/v1/scrape/estimate', { url: 'https://example.com/', advanced: { render_js: true } });
       expect(res.status).to.equal(200);
-      expect(res.body).to.deep.include({ estimated_credits: 20, max_possible_credits: 20, tier_plan: ['4'], runnable: false });
+      expect(res.body).to.deep.include({ estimated_credits: 20, max_possible_credits: 20, tier_plan: ['4'], runnable: true });
+    });
+
+    it('prices a premium-proxy scrape this deployment cannot run, saying it is not runnable', async () => {
+      const res = await post('/api/v1/scrape/estimate', { url: 'https://example.com/', cost_controls: { force_tier: '3.5' } });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.include({ estimated_credits: 12.5, max_possible_credits: 12.5, tier_plan: ['3.5'], runnable: false });
     });
 
     it('refuses what a scrape would refuse', async () => {
@@ -75,17 +81,15 @@ describe('POST /api/v1/scrape/estimate and the deprecated per-mode routes', func
       expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 200);
     });
 
+    it('runs /scrape/js on the browser with its wait_for, waiting for the result as the old route did', async () => {
+      const res = await post('/api/v1/scrape/js', { url: `${site.url}/article`, wait_for: 'h1', wait_until: 'load' });
+      expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+      expect(res.body.content).to.be.a('string').and.match(/^#\s/m);
+      expect(res.body.billing.tier_used).to.equal('4');
+      expectDeprecation(res, '/api/v1/scrape/js');
+    });
+
     // /scrape/pdf and /scrape/ocr run on the document pool: test/e2e/documents.test.ts.
-    for (const [path, body] of [['/api/v1/scrape/js', { url: 'https://example.com/' }]] as const) {
-      it(`answers ${path} with 503 while its pool is not deployed, still marked deprecated, charging nothing`, async () => {
-        const before = await balanceOf(stack.pool, account.accountId);
-        const res = await post(path, body);
-        expect(res.status).to.equal(503);
-        expect(res.body.error).to.equal('SERVICE_UNAVAILABLE');
-        expectDeprecation(res, path);
-        expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
-      });
-    }
 
     it('validates the old field set, with the deprecation marks on the error too', async () => {
       const res = await post('/api/v1/scrape/pdf', { url: 'https://example.com/doc.pdf', format: 'docx' });

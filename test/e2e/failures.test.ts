@@ -33,7 +33,8 @@ describe('target failures are classified, answered and refunded', function () {
   for (const [what, url, extra, status, code] of cases) {
     it(`answers ${what} with ${status} ${code} and refunds it`, async () => {
       const before = await balanceOf(stack.pool, account.accountId);
-      const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', { url: url(), formats: ['markdown'], ...extra });
+      // Escalating failures run on through the browser tier; the request waits for the end instead of a 202.
+      const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', { url: url(), formats: ['markdown'], sync_policy: 'wait_until_deadline', ...extra });
       expect(res.status, JSON.stringify(res.body)).to.equal(status);
       expect(res.body.error).to.equal(code);
       expect(res.body.request_id).to.be.a('string');

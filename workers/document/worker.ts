@@ -1,9 +1,8 @@
 import type { DocumentCapabilities } from '../../common/document-capabilities.js';
 import { DOCUMENT_POOL } from '../../common/tiers.js';
-import { createFetchWork } from '../fetch-t1/handler.js';
-import { pageFetchDeps } from '../fetch-t1/page-fetch-deps.js';
-import { createContentPipeline } from '../pipeline/content-pipeline.js';
-import { runWorker } from '../runtime/run-worker.js';
+import { baseFetchConfig, runFetchTier } from '../fetching/fetch-tier-worker.js';
+import { fetchPage } from '../fetching/http-fetcher.js';
+import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
 import { createTesseract } from './ocr.js';
 
 /**
@@ -12,8 +11,8 @@ import { createTesseract } from './ocr.js';
  * (Tesseract) within the document budget of SPEC 8.4 instead of the page
  * budget, so long documents never hold the page pools.
  */
-await runWorker(DOCUMENT_POOL, async (ctx) => {
-  const { config, log } = ctx;
+await runFetchTier(DOCUMENT_POOL, { detectShells: false }, async ({ config, log }) => {
+  const fetchConfig = { ...baseFetchConfig(config), dispatcher: createGuardedDispatcher(config.ssrf) };
   const engine = createTesseract();
   // Announced with the heartbeats for GET /api/v1/health/ocr; a worker without Tesseract still reads PDFs.
   const capabilities: DocumentCapabilities = await Promise.all([engine.version(), engine.languages()])
@@ -22,10 +21,10 @@ await runWorker(DOCUMENT_POOL, async (ctx) => {
       log.warn({ err }, 'OCR is unavailable on this worker; images will fail with SERVICE_UNAVAILABLE');
       return { ocr_engine: '', ocr_languages: [] };
     });
-  const pipeline = createContentPipeline({ threads: config.worker.pipelineThreads, budgetMs: config.worker.documentBudgetMs, llm: config.llm });
   return {
-    work: createFetchWork({ ...pageFetchDeps(ctx), pipeline, ocr: { engine, budgetMs: config.worker.documentBudgetMs } }),
-    close: () => pipeline.close(),
+    fetch: (req) => fetchPage(req, fetchConfig),
+    pipelineBudgetMs: config.worker.documentBudgetMs,
+    ocr: { engine, budgetMs: config.worker.documentBudgetMs },
     capabilities: { ...capabilities },
   };
 });

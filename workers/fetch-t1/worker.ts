@@ -1,12 +1,9 @@
-import { contentPipelineFromConfig } from '../pipeline/content-pipeline.js';
-import { runWorker } from '../runtime/run-worker.js';
-import { createFetchWork } from './handler.js';
-import { pageFetchDeps } from './page-fetch-deps.js';
+import { baseFetchConfig, runFetchTier } from '../fetching/fetch-tier-worker.js';
+import { fetchPage } from '../fetching/http-fetcher.js';
+import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
 
-await runWorker('fetch-t1', (ctx) => {
-  const pipeline = contentPipelineFromConfig(ctx.config);
-  return {
-    work: createFetchWork({ ...pageFetchDeps(ctx), pipeline }),
-    close: () => pipeline.close(),
-  };
+/** Tier 1: plain HTTP with undici through the guarded dispatcher. */
+await runFetchTier('fetch-t1', { detectShells: true }, ({ config }) => {
+  const fetchConfig = { ...baseFetchConfig(config), dispatcher: createGuardedDispatcher(config.ssrf) };
+  return { fetch: (req) => fetchPage(req, fetchConfig) };
 });

@@ -16,7 +16,8 @@ export type FetchFailureCode =
   | 'TARGET_UNAVAILABLE'
   | 'REQUIRES_AUTH'
   | 'BLOCKED'
-  | 'CHALLENGE_DETECTED';
+  | 'CHALLENGE_DETECTED'
+  | 'EXTRACTION_FAILED';
 
 export interface FetchedPage {
   kind: 'ok';
@@ -35,6 +36,9 @@ export interface FetchedPage {
   /** Body size in bytes. */
   bytes: number;
   timings: FetchTimings;
+  /** Where the browser's screenshot and PDF of the page are served, when they were asked for. */
+  screenshotUrl?: string;
+  pdfUrl?: string;
 }
 
 export interface FetchFailure {

@@ -22,6 +22,8 @@ export interface FetchRequest {
   signal?: AbortSignal;
   /** Media types read besides the textual ones (a map reads gzipped sitemaps). */
   acceptMimes?: readonly string[];
+  /** Cookies for the target's origin, sent as a Cookie header that a redirect to another origin drops. */
+  cookies?: Record<string, string>;
 }
 
 export interface FetchConfig {
@@ -33,8 +35,31 @@ export interface FetchConfig {
   userAgent: string;
   /** The shared guarded agent, created once per process; one is made (and closed) per fetch without it. */
   dispatcher?: Dispatcher;
+  /** Another HTTP client than undici (tier 2's impit); it must connect through the SSRF guard itself. */
+  transport?: HttpTransport;
 }
 
+/** One hop's answer, as every transport gives it. */
+export interface TransportResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Readable;
+  /** The client has already undone the content encoding. */
+  decoded: boolean;
+}
+
+/**
+ * An HTTP client other than undici: it sends one request without following
+ * redirects (each hop is checked here first) and brings its own header set,
+ * to which only the caller's headers and the content type are added.
+ */
+export interface HttpTransport {
+  send(url: URL, init: { method: string; headers: Record<string, string>; body: string | undefined; signal: AbortSignal }): Promise<TransportResponse>;
+}
+
+
+/** Redirects followed before a fetch gives up, in every pool that fetches. */
+export const MAX_REDIRECTS = 10;
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
@@ -65,12 +90,15 @@ const RESERVED_HEADERS: ReadonlySet<string> = new Set([
 const ORIGIN_BOUND_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
 function requestHeaders(req: FetchRequest, config: FetchConfig): Record<string, string> {
-  const headers: Record<string, string> = { 'user-agent': config.userAgent, ...DEFAULT_HEADERS };
+  const headers: Record<string, string> = config.transport ? {} : { 'user-agent': config.userAgent, ...DEFAULT_HEADERS };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
     const lower = name.toLowerCase();
     if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
   }
-  headers['accept-encoding'] = ACCEPT_ENCODING;
+  const cookies = Object.entries(req.cookies ?? {});
+  // Names and values were checked for header-safe characters when they were accepted.
+  if (cookies.length > 0) headers['cookie'] = cookies.map(([name, value]) => `${name}=${value}`).join('; ');
+  if (!config.transport) headers['accept-encoding'] = ACCEPT_ENCODING;
   // A content type goes only with a body, or with a method that carries one (a POST with an explicit type and no body).
   const hasBody = req.body !== undefined && req.body !== '';
   const method = (req.method ?? 'GET').toUpperCase();
@@ -101,7 +129,7 @@ function nextHop(status: number, method: string, body: string | undefined): { me
 }
 
 /** The outcome decided by the status alone, before any body is read. */
-function classifyStatusBeforeBody(status: number): Omit<FetchFailure, 'kind' | 'statusCode' | 'finalUrl' | 'timings'> | null {
+export function classifyStatusBeforeBody(status: number): Omit<FetchFailure, 'kind' | 'statusCode' | 'finalUrl' | 'timings'> | null {
   if (status === 404 || status === 410) return { code: 'TARGET_NOT_FOUND', message: `The target answered ${status}`, escalate: false };
   if (status === 401) return { code: 'REQUIRES_AUTH', message: 'The target requires authentication (401)', escalate: false };
   if (status === 429) return { code: 'BLOCKED', message: 'The target is rate limiting this client (429)', escalate: true };
@@ -110,7 +138,7 @@ function classifyStatusBeforeBody(status: number): Omit<FetchFailure, 'kind' | '
 }
 
 /** 403 and 503 carry a page worth reading: it tells a challenge from a block from an outage. `head` is the body's start as text. */
-function classifyStatusAfterBody(
+export function classifyStatusAfterBody(
   status: number,
   headers: Record<string, string>,
   head: string,
@@ -148,6 +176,15 @@ function hostOf(url: string): string {
   }
 }
 
+function undiciTransport(dispatcher: Dispatcher): HttpTransport {
+  return {
+    async send(url, init) {
+      const res = await request(url, { method: init.method as Dispatcher.HttpMethod, headers: init.headers, body: init.body, dispatcher, signal: init.signal });
+      return { statusCode: res.statusCode, headers: res.headers, body: res.body, decoded: false };
+    },
+  };
+}
+
 /**
  * Fetches one URL over plain HTTP, as tier 1 and every pool that fetches
  * without a browser do: through the SSRF-guarded
@@ -159,8 +196,8 @@ function hostOf(url: string): string {
 export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise<FetchOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const ownDispatcher = config.dispatcher ? undefined : createGuardedDispatcher(config.guard);
-  const dispatcher = config.dispatcher ?? ownDispatcher!;
+  const ownDispatcher = config.dispatcher || config.transport ? undefined : createGuardedDispatcher(config.guard);
+  const transport = config.transport ?? undiciTransport((config.dispatcher ?? ownDispatcher)!);
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), req.timeoutMs);
   const stop = () => deadline.abort();
@@ -191,13 +228,7 @@ export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise
       currentUrl = url.href;
       assertUrlAllowed(url, config.guard);
       visited.add(requestKey(method, url));
-      const res = await request(url, {
-        method: method as Dispatcher.HttpMethod,
-        headers,
-        body: method === 'GET' || method === 'HEAD' ? undefined : body,
-        dispatcher,
-        signal: deadline.signal,
-      });
+      const res = await transport.send(url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body, signal: deadline.signal });
       statusCode = res.statusCode;
       const responseHeaders = flattenHeaders(res.headers);
 
@@ -234,6 +265,7 @@ export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise
       ttfbMs = elapsed();
       return await finishResponse(res.statusCode, responseHeaders, res.body, {
         method,
+        decoded: res.decoded,
         url,
         redirects,
         maxBytes: config.maxBytes,
@@ -258,6 +290,7 @@ export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise
 
 interface FinishContext {
   method: string;
+  decoded: boolean;
   url: URL;
   redirects: string[];
   maxBytes: number;
@@ -291,7 +324,7 @@ async function finishResponse(status: number, headers: Record<string, string>, s
 
   let sniffed: string | undefined;
   const bytes = await readBody(source, {
-    encodings: ctx.method === 'HEAD' ? [] : parseContentEncoding(headers['content-encoding']),
+    encodings: ctx.method === 'HEAD' || ctx.decoded ? [] : parseContentEncoding(headers['content-encoding']),
     maxBytes: ctx.maxBytes,
     signal: ctx.signal,
     inspectBytes: SNIFF_BYTES,

@@ -177,6 +177,23 @@ export function assertUrlAllowed(url: URL, opts: GuardOptions): void {
   }
 }
 
+/**
+ * Whether a URL passes the guard now: its URL check and every address its
+ * name resolves to. For telling a refused connection from an unreachable
+ * host after the fact; connections themselves are judged as they open.
+ */
+export async function isUrlAllowedNow(url: URL, opts: GuardOptions, resolve: ResolveAll = systemResolve): Promise<boolean> {
+  try {
+    assertUrlAllowed(url, opts);
+  } catch {
+    return false;
+  }
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  if (net.isIP(host) !== 0) return true;
+  const addresses = await resolve(host).catch(() => []);
+  return addresses.every((a) => isAddressAllowed(a.address, opts));
+}
+
 export interface ResolvedAddress {
   address: string;
   family: number;
@@ -222,6 +239,34 @@ function guardedLookup(isAllowed: (ip: string) => boolean, resolve: ResolveAll):
       },
       (err: NodeJS.ErrnoException) => callback(err, '', 0),
     );
+  };
+}
+
+/**
+ * Opens a TCP connection for a user under the guard: an IP literal is judged
+ * directly, a name through the guarded lookup, so the address checked is the
+ * address dialled. What the guarded SOCKS proxy uses for the tiers whose
+ * client cannot take our undici dispatcher (the browser, impit).
+ */
+export function createGuardedConnect(opts: GuardOptions, deps: Pick<GuardedDispatcherDeps, 'resolve'> = {}): (host: string, port: number) => net.Socket {
+  const isAllowed = compileAddressPolicy(opts);
+  const lookup = guardedLookup(isAllowed, deps.resolve ?? systemResolve);
+  return (host, port) => {
+    const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+    if (net.isIP(bare) !== 0) {
+      if (!isAllowed(bare)) {
+        const socket = new net.Socket();
+        process.nextTick(() => socket.destroy(new UrlNotAllowedError(`The address ${bare} is not a public internet address`, bare)));
+        return socket;
+      }
+      return net.connect({ host: bare, port });
+    }
+    if (!opts.allowPrivate && isLocalhostName(bare)) {
+      const socket = new net.Socket();
+      process.nextTick(() => socket.destroy(new UrlNotAllowedError(`The host ${bare} names the local machine`, bare)));
+      return socket;
+    }
+    return net.connect({ host: bare, port, lookup });
   };
 }
 

@@ -1,9 +1,8 @@
 import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
+import { MAX_REDIRECTS } from '../fetching/http-fetcher.js';
 import { runWorker } from '../runtime/run-worker.js';
 import { createMapWork } from './handler.js';
 
-/** Redirects followed before a fetch gives up. */
-const MAX_REDIRECTS = 10;
 /** One page, robots.txt or sitemap of a map. */
 const FETCH_TIMEOUT_MS = 15_000;
 

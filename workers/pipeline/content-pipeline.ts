@@ -47,9 +47,13 @@ function ownBytes(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
 
-/** The content pipeline with the worker settings of the configuration (TRAWL_PIPELINE_THREADS, TRAWL_PIPELINE_BUDGET_MS, TRAWL_LLM_*). */
-export function contentPipelineFromConfig(config: TrawlConfig): ContentPipeline {
-  return createContentPipeline({ threads: config.worker.pipelineThreads, budgetMs: config.worker.pipelineBudgetMs, llm: config.llm });
+/**
+ * The content pipeline with the worker settings of the configuration
+ * (TRAWL_PIPELINE_THREADS, TRAWL_PIPELINE_BUDGET_MS, TRAWL_LLM_*); a pool
+ * with a budget of its own (the document pool) passes it.
+ */
+export function contentPipelineFromConfig(config: TrawlConfig, budgetMs = config.worker.pipelineBudgetMs): ContentPipeline {
+  return createContentPipeline({ threads: config.worker.pipelineThreads, budgetMs, llm: config.llm });
 }
 
 /** The content pipeline of a worker process: created by the pools that process documents, closed when they stop. */

@@ -18,6 +18,8 @@ export interface ResultSource {
   includeRawHtml: boolean;
   /** The content field holds every format by name even when one text format was asked for (the extract endpoint). */
   contentAsFormats: boolean;
+  screenshotUrl?: string | undefined;
+  pdfUrl?: string | undefined;
 }
 
 /** The pipeline's output as the serialized result body kept in Redis. */
@@ -39,6 +41,8 @@ export function toStoredResult(output: PipelineOutput, source: ResultSource, doc
     extractionMethod: output.extractionMethod,
     rawHtml: source.includeRawHtml ? document : undefined,
     modelUsed: output.modelUsed,
+    screenshotUrl: source.screenshotUrl,
+    pdfUrl: source.pdfUrl,
   });
   return toBinary(ScrapeResultSchema, result);
 }

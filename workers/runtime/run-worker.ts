@@ -24,6 +24,8 @@ export interface PoolSetup<K extends NonNullable<Task['payload']['case']>, I> {
   close?(): Promise<void>;
   /** What the pool can do, announced with every heartbeat (read by the health routes). */
   capabilities?: Record<string, unknown>;
+  /** Tasks run at once by this process; WORKER_CONCURRENCY by default (the browser pool has its own setting). */
+  concurrency?: number;
 }
 
 /**
@@ -54,11 +56,11 @@ export async function runWorker<K extends NonNullable<Task['payload']['case']>, 
       );
       const running = await startPool(
         { js, jsm, names, log },
-        { pool, concurrency: config.worker.concurrency, ackWaitMs: config.worker.ackWaitMs, maxDeliver: config.worker.maxDeliver, drainTimeoutMs: DRAIN_TIMEOUT_MS },
+        { pool, concurrency: own.concurrency ?? config.worker.concurrency, ackWaitMs: config.worker.ackWaitMs, maxDeliver: config.worker.maxDeliver, drainTimeoutMs: DRAIN_TIMEOUT_MS },
         handler,
       );
       const heartbeat = startHeartbeat(nc, names, identity, own.capabilities ? { capabilities: own.capabilities } : {});
-      log.info({ workerId, concurrency: config.worker.concurrency }, `${pool} worker started`);
+      log.info({ workerId, concurrency: own.concurrency ?? config.worker.concurrency }, `${pool} worker started`);
       return {
         async stop() {
           log.info({ inFlight: running.inFlight() }, 'draining');

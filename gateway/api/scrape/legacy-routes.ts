@@ -23,9 +23,10 @@ const LEGACY_ROUTES: LegacyRoute[] = [
   {
     name: 'js',
     schema: LegacyJsRequest,
-    runs: 'mode "js" with advanced.render_js (needs the browser pool)',
+    runs: 'mode "js" with advanced.render_js on the browser pool, waiting for the result (sync_policy wait_until_deadline)',
+    // The old route answered with the result; a browser job is not handed off early.
     toUnified: (b) => ({
-      url: b['url'], mode: 'js', timeout: b['timeout'], force_refresh: b['force_refresh'], include_raw_html: b['include_raw_html'],
+      url: b['url'], mode: 'js', sync_policy: 'wait_until_deadline', timeout: b['timeout'], force_refresh: b['force_refresh'], include_raw_html: b['include_raw_html'],
       formats: ['markdown'], wait_until: b['wait_until'], ...(b['wait_for'] ? { wait_for: b['wait_for'] } : {}),
       advanced: { render_js: true, ...(b['screenshot'] ? { screenshot: true } : {}) },
     }),

@@ -14,7 +14,11 @@ export const OCR_LANGUAGES_MESSAGE = 'Tesseract language codes joined by +, such
 
 export const Advanced = z
   .object({
-    render_js: z.union([z.boolean(), z.literal('auto')]).optional(),
+    render_js: z.union([z.boolean(), z.literal('auto')]).optional().meta({
+      description:
+        'true: render on the browser tier (4) at once. "auto" or omitted: start on plain HTTP and move to the browser when the page is ' +
+        'a JavaScript-only shell. false: never move to the browser for a shell.',
+    }),
     screenshot: z.boolean().optional(),
     generate_pdf: z.boolean().optional(),
     ocr: z.boolean().optional().meta({ description: 'Reads an image response with OCR (as mode ocr does); +5 credits.' }),
@@ -26,11 +30,11 @@ export const Advanced = z
     use_proxy: z.boolean().optional(),
     markdown: z.boolean().optional(),
     wait_condition: z.enum(['domcontentloaded', 'networkidle', 'load']).optional(),
-    remove_cookie_banners: z.boolean().optional(),
+    remove_cookie_banners: z.boolean().optional().meta({ description: 'Browser tier: consent banners are removed before the page is read. Default true.' }),
     use_own_proxy: z.string().optional().meta({ description: 'Proxy URL, e.g. http://user:pass@host:port.' }),
     scroll_to_load: z.boolean().optional(),
     session_id: z.uuid().optional(),
-    cookies: CookieMap.optional(),
+    cookies: CookieMap.optional().meta({ description: "Cookies sent to the target's origin by every tier (the browser sets them before it loads); not with session_id." }),
     only_main_content: z.boolean().optional().meta({ description: 'false converts the whole page instead of its main content. Default true.' }),
   })
   .strict()
@@ -77,9 +81,13 @@ export const ScrapeRequest = z
     extraction_schema: ExtractionSchema.optional(),
     extraction_profile: z.enum(['product', 'article', 'job_posting']).optional(),
     extraction_prompt: promptText(MAX_SCRAPE_PROMPT_CHARS).optional(),
-    wait_for: z.string().min(1).max(1_000).optional(),
-    wait_until: z.enum(['load', 'domcontentloaded', 'networkidle']).optional(),
-    enable_scroll: z.boolean().optional(),
+    wait_for: z.string().min(1).max(1_000).optional().meta({
+      description: 'Browser tier: a CSS selector waited for (up to 30 s, never past timeout) before the page is read; TIMEOUT when it never appears.',
+    }),
+    wait_until: z.enum(['load', 'domcontentloaded', 'networkidle']).optional().meta({ description: 'Browser tier: the load event navigation waits for. Default load.' }),
+    enable_scroll: z.boolean().optional().meta({
+      description: 'Browser tier: true scrolls until the page stops growing (infinite scroll), false never scrolls; omitted scrolls a page taller than the window while it grows.',
+    }),
     cache: z.boolean().default(false).meta({ description: 'Reuse a result of the same request (free, cached: true) and keep this one for others; only GET and HEAD requests.' }),
     cache_ttl: z
       .number()

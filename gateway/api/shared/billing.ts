@@ -10,7 +10,11 @@ export const CREDIT_HEADERS = {
 export const Escalation = z
   .object({
     tier: z.string(),
-    result: z.string().meta({ description: '"success", or the failure classification of that attempt (e.g. "blocked").' }),
+    result: z.string().meta({
+      description:
+        '"success", "js_shell" (an HTTP tier got a page only JavaScript renders; the scrape went on to the browser), or the failure ' +
+        'classification of that attempt (e.g. "blocked", "challenge_detected"). Only the successful attempt has credits.',
+    }),
     credits: z.number(),
     duration_ms: z.number().int(),
   })

@@ -13,7 +13,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/work.proto.
  */
 export const file_trawl_v1_work: GenFile = /*@__PURE__*/
-  fileDesc("ChN0cmF3bC92MS93b3JrLnByb3RvEgh0cmF3bC52MSKqAQoEVGFzaxIlCgdhdHRlbXB0GAEgASgLMhQudHJhd2wudjEuQXR0ZW1wdFJlZhIkCgVmZXRjaBgKIAEoCzITLnRyYXdsLnYxLkZldGNoVGFza0gAEigKB2V4dHJhY3QYCyABKAsyFS50cmF3bC52MS5FeHRyYWN0VGFza0gAEiAKA21hcBgMIAEoCzIRLnRyYXdsLnYxLk1hcFRhc2tIAEIJCgdwYXlsb2FkIpIBCgpBdHRlbXB0UmVmEg4KBmpvYl9pZBgBIAEoCRISCgphdHRlbXB0X2lkGAIgASgJEhYKDmF0dGVtcHRfbnVtYmVyGAMgASgFEgwKBHRpZXIYBCABKAkSDAoEcG9vbBgFIAEoCRIYChBkZWFkbGluZV91bml4X21zGAYgASgDEhIKCmFjY291bnRfaWQYByABKAkiywIKD1BpcGVsaW5lT3B0aW9ucxIPCgdmb3JtYXRzGAEgAygJEhkKEW9ubHlfbWFpbl9jb250ZW50GAIgASgIEjIKEWV4dHJhY3Rpb25fc2NoZW1hGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfChJleHRyYWN0aW9uX3Byb2ZpbGUYBCABKAlIAIgBARIeChFleHRyYWN0aW9uX3Byb21wdBgFIAEoCUgBiAEBEhAKCGV2aWRlbmNlGAYgASgIEhsKDnJhZ19jaHVua19zaXplGAcgASgFSAKIAQESGAoLcmFnX292ZXJsYXAYCCABKAVIA4gBAUIVChNfZXh0cmFjdGlvbl9wcm9maWxlQhQKEl9leHRyYWN0aW9uX3Byb21wdEIRCg9fcmFnX2NodW5rX3NpemVCDgoMX3JhZ19vdmVybGFwIqIDCglGZXRjaFRhc2sSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIRCgRib2R5GAMgASgJSACIAQESEQoJaW5wdXRfa2V5GAQgASgJEhQKDGNvbnRlbnRfdHlwZRgFIAEoCRISCgp0aW1lb3V0X21zGAYgASgFEhgKEGluY2x1ZGVfcmF3X2h0bWwYByABKAgSKwoIcGlwZWxpbmUYCCABKAsyGS50cmF3bC52MS5QaXBlbGluZU9wdGlvbnMSDAoEbW9kZRgUIAEoCRIUCgxvY3JfbGFuZ3VhZ2UYFSABKAkSCwoDb2NyGBYgASgIEhYKDmNhY2hlX2lkZW50aXR5GBcgASgJEhMKC2NhY2hlX3R0bF9zGBggASgFEjEKB2Nvb2tpZXMYGSADKAsyIC50cmF3bC52MS5GZXRjaFRhc2suQ29va2llc0VudHJ5EhcKD3Nlc3Npb25fY29va2llcxgaIAEoCBouCgxDb29raWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfYm9keSJ3CgtFeHRyYWN0VGFzaxISCgpzb3VyY2VfdXJsGAEgASgJEhEKCWlucHV0X2tleRgCIAEoCRIUCgxjb250ZW50X3R5cGUYAyABKAkSKwoIcGlwZWxpbmUYBCABKAsyGS50cmF3bC52MS5QaXBlbGluZU9wdGlvbnMi7wIKDUF0dGVtcHRSZXBvcnQSDgoGam9iX2lkGAEgASgJEhIKCmF0dGVtcHRfaWQYAiABKAkSDAoEdGllchgDIAEoCRIMCgRwb29sGAQgASgJEhEKCXdvcmtlcl9pZBgFIAEoCRIlCgVwaGFzZRgGIAEoDjIWLnRyYXdsLnYxLkF0dGVtcHRQaGFzZRIKCgJvaxgHIAEoCBISCgplcnJvcl9jb2RlGAggASgJEhUKDWVycm9yX21lc3NhZ2UYCSABKAkSEAoIZXNjYWxhdGUYCiABKAgSEwoLc3RhdHVzX2NvZGUYCyABKAUSEQoJZmluYWxfdXJsGAwgASgJEg0KBWJ5dGVzGA0gASgDEhAKCGZldGNoX21zGA4gASgDEhIKCnByb2Nlc3NfbXMYDyABKAMSEgoKcmVzdWx0X2tleRgQIAEoCRISCgphdF91bml4X21zGBEgASgDEhYKDmRlbGl2ZXJ5X2NvdW50GBIgASgFIjAKB01hcFRhc2sSJQoHcmVxdWVzdBgBIAEoCzIULnRyYXdsLnYxLk1hcFJlcXVlc3QqZAoMQXR0ZW1wdFBoYXNlEh0KGUFUVEVNUFRfUEhBU0VfVU5TUEVDSUZJRUQQABIZChVBVFRFTVBUX1BIQVNFX1NUQVJURUQQARIaChZBVFRFTVBUX1BIQVNFX0ZJTklTSEVEEAJiBnByb3RvMw", [file_google_protobuf_struct, file_trawl_v1_map]);
+  fileDesc("ChN0cmF3bC92MS93b3JrLnByb3RvEgh0cmF3bC52MSKqAQoEVGFzaxIlCgdhdHRlbXB0GAEgASgLMhQudHJhd2wudjEuQXR0ZW1wdFJlZhIkCgVmZXRjaBgKIAEoCzITLnRyYXdsLnYxLkZldGNoVGFza0gAEigKB2V4dHJhY3QYCyABKAsyFS50cmF3bC52MS5FeHRyYWN0VGFza0gAEiAKA21hcBgMIAEoCzIRLnRyYXdsLnYxLk1hcFRhc2tIAEIJCgdwYXlsb2FkIpIBCgpBdHRlbXB0UmVmEg4KBmpvYl9pZBgBIAEoCRISCgphdHRlbXB0X2lkGAIgASgJEhYKDmF0dGVtcHRfbnVtYmVyGAMgASgFEgwKBHRpZXIYBCABKAkSDAoEcG9vbBgFIAEoCRIYChBkZWFkbGluZV91bml4X21zGAYgASgDEhIKCmFjY291bnRfaWQYByABKAkiywIKD1BpcGVsaW5lT3B0aW9ucxIPCgdmb3JtYXRzGAEgAygJEhkKEW9ubHlfbWFpbl9jb250ZW50GAIgASgIEjIKEWV4dHJhY3Rpb25fc2NoZW1hGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfChJleHRyYWN0aW9uX3Byb2ZpbGUYBCABKAlIAIgBARIeChFleHRyYWN0aW9uX3Byb21wdBgFIAEoCUgBiAEBEhAKCGV2aWRlbmNlGAYgASgIEhsKDnJhZ19jaHVua19zaXplGAcgASgFSAKIAQESGAoLcmFnX292ZXJsYXAYCCABKAVIA4gBAUIVChNfZXh0cmFjdGlvbl9wcm9maWxlQhQKEl9leHRyYWN0aW9uX3Byb21wdEIRCg9fcmFnX2NodW5rX3NpemVCDgoMX3JhZ19vdmVybGFwIs0DCglGZXRjaFRhc2sSCwoDdXJsGAEgASgJEg4KBm1ldGhvZBgCIAEoCRIRCgRib2R5GAMgASgJSACIAQESEQoJaW5wdXRfa2V5GAQgASgJEhQKDGNvbnRlbnRfdHlwZRgFIAEoCRISCgp0aW1lb3V0X21zGAYgASgFEhgKEGluY2x1ZGVfcmF3X2h0bWwYByABKAgSKwoIcGlwZWxpbmUYCCABKAsyGS50cmF3bC52MS5QaXBlbGluZU9wdGlvbnMSKQoHYnJvd3NlchgJIAEoCzIYLnRyYXdsLnYxLkJyb3dzZXJPcHRpb25zEgwKBG1vZGUYFCABKAkSFAoMb2NyX2xhbmd1YWdlGBUgASgJEgsKA29jchgWIAEoCBIWCg5jYWNoZV9pZGVudGl0eRgXIAEoCRITCgtjYWNoZV90dGxfcxgYIAEoBRIxCgdjb29raWVzGBkgAygLMiAudHJhd2wudjEuRmV0Y2hUYXNrLkNvb2tpZXNFbnRyeRIXCg9zZXNzaW9uX2Nvb2tpZXMYGiABKAgaLgoMQ29va2llc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFX2JvZHkivAEKDkJyb3dzZXJPcHRpb25zEhAKCHdhaXRfZm9yGAEgASgJEhsKE3dhaXRfZm9yX3RpbWVvdXRfbXMYAiABKAUSEgoKd2FpdF91bnRpbBgDIAEoCRITCgZzY3JvbGwYBCABKAhIAIgBARIdChVyZW1vdmVfY29va2llX2Jhbm5lcnMYBiABKAgSEgoKc2NyZWVuc2hvdBgHIAEoCBIUCgxnZW5lcmF0ZV9wZGYYCCABKAhCCQoHX3Njcm9sbCJ3CgtFeHRyYWN0VGFzaxISCgpzb3VyY2VfdXJsGAEgASgJEhEKCWlucHV0X2tleRgCIAEoCRIUCgxjb250ZW50X3R5cGUYAyABKAkSKwoIcGlwZWxpbmUYBCABKAsyGS50cmF3bC52MS5QaXBlbGluZU9wdGlvbnMihwMKDUF0dGVtcHRSZXBvcnQSDgoGam9iX2lkGAEgASgJEhIKCmF0dGVtcHRfaWQYAiABKAkSDAoEdGllchgDIAEoCRIMCgRwb29sGAQgASgJEhEKCXdvcmtlcl9pZBgFIAEoCRIlCgVwaGFzZRgGIAEoDjIWLnRyYXdsLnYxLkF0dGVtcHRQaGFzZRIKCgJvaxgHIAEoCBISCgplcnJvcl9jb2RlGAggASgJEhUKDWVycm9yX21lc3NhZ2UYCSABKAkSEAoIZXNjYWxhdGUYCiABKAgSEwoLc3RhdHVzX2NvZGUYCyABKAUSEQoJZmluYWxfdXJsGAwgASgJEg0KBWJ5dGVzGA0gASgDEhAKCGZldGNoX21zGA4gASgDEhIKCnByb2Nlc3NfbXMYDyABKAMSEgoKcmVzdWx0X2tleRgQIAEoCRISCgphdF91bml4X21zGBEgASgDEhYKDmRlbGl2ZXJ5X2NvdW50GBIgASgFEhYKDmNsYXNzaWZpY2F0aW9uGBMgASgJIjAKB01hcFRhc2sSJQoHcmVxdWVzdBgBIAEoCzIULnRyYXdsLnYxLk1hcFJlcXVlc3QqZAoMQXR0ZW1wdFBoYXNlEh0KGUFUVEVNUFRfUEhBU0VfVU5TUEVDSUZJRUQQABIZChVBVFRFTVBUX1BIQVNFX1NUQVJURUQQARIaChZBVFRFTVBUX1BIQVNFX0ZJTklTSEVEEAJiBnByb3RvMw", [file_google_protobuf_struct, file_trawl_v1_map]);
 
 /**
  * Task is published on the WORK stream, one subject per pool. Its
@@ -212,6 +212,13 @@ export type FetchTask = Message<"trawl.v1.FetchTask"> & {
   pipeline?: PipelineOptions | undefined;
 
   /**
+   * How the browser tiers load the page; the HTTP tiers ignore it.
+   *
+   * @generated from field: trawl.v1.BrowserOptions browser = 9;
+   */
+  browser?: BrowserOptions | undefined;
+
+  /**
    * The request's mode (auto, html, js, pdf, ocr): which content types the
    * fetch accepts and whether an image is read by OCR.
    *
@@ -269,6 +276,63 @@ export const FetchTaskSchema: GenMessage<FetchTask> = /*@__PURE__*/
   messageDesc(file_trawl_v1_work, 3);
 
 /**
+ * Page loading in the browser pool (SPEC 2.2, 2.5).
+ *
+ * @generated from message trawl.v1.BrowserOptions
+ */
+export type BrowserOptions = Message<"trawl.v1.BrowserOptions"> & {
+  /**
+   * CSS selector that must appear before the page is read.
+   *
+   * @generated from field: string wait_for = 1;
+   */
+  waitFor: string;
+
+  /**
+   * How long wait_for may take (default 30 s, at most 60 s).
+   *
+   * @generated from field: int32 wait_for_timeout_ms = 2;
+   */
+  waitForTimeoutMs: number;
+
+  /**
+   * load, domcontentloaded or networkidle.
+   *
+   * @generated from field: string wait_until = 3;
+   */
+  waitUntil: string;
+
+  /**
+   * Scroll to load more content: unset decides from the page, true always, false never.
+   *
+   * @generated from field: optional bool scroll = 4;
+   */
+  scroll?: boolean | undefined;
+
+  /**
+   * @generated from field: bool remove_cookie_banners = 6;
+   */
+  removeCookieBanners: boolean;
+
+  /**
+   * @generated from field: bool screenshot = 7;
+   */
+  screenshot: boolean;
+
+  /**
+   * @generated from field: bool generate_pdf = 8;
+   */
+  generatePdf: boolean;
+};
+
+/**
+ * Describes the message trawl.v1.BrowserOptions.
+ * Use `create(BrowserOptionsSchema)` to create a new message.
+ */
+export const BrowserOptionsSchema: GenMessage<BrowserOptions> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_work, 4);
+
+/**
  * The extract pool: caller-supplied content, waiting in Redis at input_key,
  * through the pipeline. source_url is context only and never fetched.
  *
@@ -303,7 +367,7 @@ export type ExtractTask = Message<"trawl.v1.ExtractTask"> & {
  * Use `create(ExtractTaskSchema)` to create a new message.
  */
 export const ExtractTaskSchema: GenMessage<ExtractTask> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 4);
+  messageDesc(file_trawl_v1_work, 5);
 
 /**
  * AttemptReport flows back on the REPORTS stream. A finished report with
@@ -404,6 +468,15 @@ export type AttemptReport = Message<"trawl.v1.AttemptReport"> & {
    * @generated from field: int32 delivery_count = 18;
    */
   deliveryCount: number;
+
+  /**
+   * What a successful fetch found, when it is not simply a page: js_shell
+   * (an HTML shell whose content only JavaScript renders). The control plane
+   * decides whether that escalates.
+   *
+   * @generated from field: string classification = 19;
+   */
+  classification: string;
 };
 
 /**
@@ -411,7 +484,7 @@ export type AttemptReport = Message<"trawl.v1.AttemptReport"> & {
  * Use `create(AttemptReportSchema)` to create a new message.
  */
 export const AttemptReportSchema: GenMessage<AttemptReport> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 5);
+  messageDesc(file_trawl_v1_work, 6);
 
 /**
  * A site to map: the request as the caller made it (defaults applied).
@@ -430,7 +503,7 @@ export type MapTask = Message<"trawl.v1.MapTask"> & {
  * Use `create(MapTaskSchema)` to create a new message.
  */
 export const MapTaskSchema: GenMessage<MapTask> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_work, 6);
+  messageDesc(file_trawl_v1_work, 7);
 
 /**
  * @generated from enum trawl.v1.AttemptPhase

@@ -1,36 +1,55 @@
 import { TrawlError } from '../../common/errors.js';
+import type { FetchTask } from '../../proto/gen/trawl/v1/work_pb.js';
 import { DEFAULT_OCR_LANGUAGE, ocrTextToHtml, type OcrEngine } from '../document/ocr.js';
-import { acceptedDocumentMimes, documentKind, PDF_MIME, type DocumentKind } from '../fetching/document-types.js';
-import type { FetchedPage } from '../fetching/fetch-result.js';
 import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipeline.js';
 import { AttemptFailure } from '../runtime/attempt-failure.js';
 import type { AttemptWork } from '../runtime/attempt.js';
 import type { DomainLease } from '../runtime/domain-lease.js';
-import { fetchPage, type FetchConfig } from '../fetching/http-fetcher.js';
+import { decodeText } from './charset.js';
+import { acceptedDocumentMimes, documentKind, PDF_MIME, type DocumentKind } from './document-types.js';
+import type { FetchedPage, FetchOutcome } from './fetch-result.js';
+import { isJavaScriptShell, SHELL_SCAN_BYTES } from './js-shell-detector.js';
+
+/** One fetch as a tier makes it: the task, with the body read and the time left. */
+export interface PageRequest {
+  url: string;
+  method: string;
+  body: string | undefined;
+  contentType: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Sent to the target's origin only: advanced.cookies and a stored session's. */
+  cookies: Record<string, string>;
+  /** Media types read besides the textual ones (PDFs and images, by the request's mode). */
+  acceptMimes: readonly string[];
+}
+
+/** How a tier fetches a page: undici, impit or the browser. Never throws for a target's behaviour. */
+export type PageFetcher = (req: PageRequest, task: FetchTask) => Promise<FetchOutcome>;
 
 export interface FetchWorkDeps {
-  /** Reads images (mode ocr, advanced.ocr); a pool without it refuses them. */
-  ocr?: { engine: OcrEngine; budgetMs: number };
   /** Where large request bodies and stored sessions' cookies wait (the task carries their key or a flag instead). */
   readInput(key: string): Promise<string | null>;
   /** The key of a job's stored-session cookies. */
   sessionCookiesKey(jobId: string): string;
+  /** Reads images (mode ocr, advanced.ocr); a pool without it refuses them. */
+  ocr?: { engine: OcrEngine; budgetMs: number };
   lease: DomainLease;
-  fetchConfig: FetchConfig;
+  fetch: PageFetcher;
   pipeline: ContentPipeline;
   workerId: string;
+  /** Whether this tier's answers are checked for JavaScript-only shells (the HTTP tiers). */
+  detectShells: boolean;
+}
+
+/** What a successful fetch is besides a page, for the control plane to act on (AttemptReport.classification). */
+function classify(page: FetchedPage, detectShells: boolean): string {
+  if (!detectShells || page.contentType !== 'text/html') return '';
+  return isJavaScriptShell(decodeText(page.body.subarray(0, SHELL_SCAN_BYTES), page.charset)) ? 'js_shell' : '';
 }
 
 /** How often a held domain slot is extended while its fetch runs. */
 const LEASE_REFRESH_MS = 5_000;
-
-/** Tier 1: the page fetched over plain HTTP while holding a slot of its domain, then the content pipeline. */
-/** A Cookie request header from names and values (checked for header-safe characters when they were accepted). */
-function cookieHeader(cookies: Record<string, string>): string {
-  return Object.entries(cookies)
-    .map(([name, value]) => `${name}=${value}`)
-    .join('; ');
-}
 
 /** Why a response does not fit the request's mode, or null when it does. */
 function refusedByMode(mode: string, kind: DocumentKind, contentType: string): string | null {
@@ -39,6 +58,11 @@ function refusedByMode(mode: string, kind: DocumentKind, contentType: string): s
   return null;
 }
 
+/**
+ * What every fetch tier does: the page fetched (by the tier's own client)
+ * while holding a slot of its domain, classified, then the content pipeline
+ * (a PDF read into HTML on the pipeline's thread, an image read by OCR first).
+ */
 export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', FetchedPage & { document: DocumentKind }> {
   return {
     payload: 'fetch',
@@ -87,18 +111,18 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       const keepAlive = setInterval(() => void lease.refresh().catch(() => undefined), LEASE_REFRESH_MS);
       let outcome;
       try {
-        outcome = await fetchPage(
+        outcome = await deps.fetch(
           {
             url: task.url,
             method: task.method,
             body,
             contentType: task.contentType,
             timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
+            signal: scope.signal,
+            cookies,
             acceptMimes: acceptedDocumentMimes(task.mode, task.ocr),
-            // Sent to the target's origin only: the fetcher drops it on a redirect to another one.
-            ...(Object.keys(cookies).length > 0 ? { headers: { cookie: cookieHeader(cookies) } } : {}),
           },
-          deps.fetchConfig,
+          task,
         );
       } finally {
         clearInterval(keepAlive);
@@ -118,7 +142,7 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       const kind = documentKind(outcome.contentType, outcome.body);
       const refused = refusedByMode(task.mode, kind, outcome.contentType);
       if (refused) throw new AttemptFailure('UNSUPPORTED_CONTENT_TYPE', refused, report);
-      return { input: { ...outcome, document: kind }, report };
+      return { input: { ...outcome, document: kind }, report: { ...report, classification: classify(outcome, deps.detectShells) } };
     },
 
     async process(task, page, scope) {
@@ -146,6 +170,8 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
             sizeBytes: page.bytes,
             includeRawHtml: task.includeRawHtml,
             contentAsFormats: false,
+            screenshotUrl: page.screenshotUrl,
+            pdfUrl: page.pdfUrl,
           },
         },
         { deadlineMs: scope.deadlineMs },

@@ -1,0 +1,120 @@
+import { expect } from 'chai';
+import { ARTICLE_TITLE, startSiteServer, type SiteServer } from '../fixtures/site-server.js';
+import { GUARDED_TEXT, RENDERED_TEXT, STEALTH_TEXT, TIER_ROUTES } from '../fixtures/tier-pages.js';
+import { apiClient, balanceOf, pollJob } from '../support/api.js';
+import { createTestAccount, getStack, waitForWorkers, type TestStack } from '../support/stack.js';
+
+type Escalation = { tier: string; result: string; credits: number };
+const steps = (body: { billing: { escalations: Escalation[] } }) => body.billing.escalations.map((e) => [e.tier, e.result, e.credits]);
+
+/**
+ * Escalation through the whole stack: each fixture yields only to the right
+ * tier, every attempt is listed in billing.escalations, and only the tier
+ * that succeeded is charged.
+ */
+describe('escalation between the fetch tiers', function () {
+  this.timeout(120_000);
+  let stack: TestStack;
+  let site: SiteServer;
+  let account: { accountId: string; key: string };
+  let api: ReturnType<typeof apiClient>;
+
+  before(async () => {
+    stack = await getStack();
+    await waitForWorkers(stack.baseUrl, 60_000, 'fetch-t2');
+    await waitForWorkers(stack.baseUrl, 60_000, 'fetch-t3');
+    await waitForWorkers(stack.baseUrl, 60_000, 'browser');
+    site = await startSiteServer({ routes: TIER_ROUTES });
+    account = await createTestAccount(stack, 10_000_000);
+    api = apiClient(stack.baseUrl, account.key);
+  });
+  after(async () => site?.close());
+
+  it('serves a static page from tier 1 without escalating', async () => {
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/article`, formats: ['markdown'] });
+    expect(res.status).to.equal(200);
+    expect(res.body.content).to.contain(ARTICLE_TITLE);
+    expect(steps(res.body)).to.deep.equal([['1', 'success', 1]]);
+  });
+
+  it('escalates a page refusing clients without client hints from tier 1 to tier 2, charging tier 2 only', async () => {
+    const before = await balanceOf(stack.pool, account.accountId);
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/client-hints`, formats: ['markdown'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
+    expect(res.body.content).to.contain(GUARDED_TEXT);
+    expect(res.body.billing.tier_used).to.equal('2');
+    expect(steps(res.body)).to.deep.equal([
+      ['1', 'blocked', 0],
+      ['2', 'success', 1.5],
+    ]);
+    expect(res.body.billing.total_credits).to.equal(1.5);
+    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 300);
+  });
+
+  it('runs the guarded page on tier 2 directly with force_tier 2', async () => {
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/client-hints`, formats: ['text'], cost_controls: { force_tier: '2' } });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
+    expect(steps(res.body)).to.deep.equal([['2', 'success', 1.5]]);
+  });
+
+  it('fails BLOCKED_BY_ANTIBOT, refunded, when max_tier stops below the tier that would pass', async () => {
+    const before = await balanceOf(stack.pool, account.accountId);
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/client-hints`, cost_controls: { max_tier: '1' } });
+    expect(res.status).to.equal(403);
+    expect(res.body.error).to.equal('BLOCKED_BY_ANTIBOT');
+    expect(res.body.billing.refunded).to.equal(true);
+    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+  });
+
+  it('sends a JavaScript-only shell from tier 1 straight to the first browser tier (3), skipping tier 2, charging that tier only', async () => {
+    const before = await balanceOf(stack.pool, account.accountId);
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/js-app`, formats: ['markdown'], sync_policy: 'wait_until_deadline' });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
+    expect(res.body.content).to.contain(RENDERED_TEXT);
+    expect(steps(res.body)).to.deep.equal([
+      ['1', 'js_shell', 0],
+      ['3', 'success', 10],
+    ]);
+    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 2_000);
+  });
+
+  it('passes a script challenge that checks navigator.webdriver on the stealth tier only', async () => {
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/script-challenge`, formats: ['text'], sync_policy: 'wait_until_deadline' });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
+    expect(res.body.content).to.contain(STEALTH_TEXT);
+    expect(steps(res.body)).to.deep.equal([
+      ['1', 'js_shell', 0],
+      ['3', 'success', 10],
+    ]);
+    const plain = await api.post('/api/v1/scrape', {
+      url: `${site.url}/tiers/script-challenge`,
+      formats: ['text'],
+      sync_policy: 'wait_until_deadline',
+      cost_controls: { force_tier: '4' },
+    });
+    expect(plain.status, JSON.stringify(plain.body).slice(0, 400)).to.equal(200);
+    expect(plain.body.content).to.contain('Automated browser detected');
+    expect(plain.body.content).not.to.contain(STEALTH_TEXT);
+  });
+
+  it('does the same for render_js auto, handing a waiting sync request off with 202 when the browser is needed', async () => {
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/js-app`, formats: ['markdown'], advanced: { render_js: 'auto' } });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(202);
+    const job = await pollJob(api, res.body.poll_url, 60_000);
+    expect(job.status).to.equal('succeeded');
+    expect(job.tier).to.equal('3');
+  });
+
+  it('keeps the shell from tier 1 when render_js is false', async () => {
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/js-app`, formats: ['text'], advanced: { render_js: false } });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
+    expect(res.body.content).not.to.contain(RENDERED_TEXT);
+    expect(steps(res.body)).to.deep.equal([['1', 'success', 1]]);
+  });
+
+  it('keeps the shell when max_tier leaves no browser to escalate to', async () => {
+    const res = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/js-app`, formats: ['text'], cost_controls: { max_tier: '2' } });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
+    expect(steps(res.body)).to.deep.equal([['1', 'success', 1]]);
+  });
+});

@@ -1,0 +1,70 @@
+import type { BrowserContextOptions, Page } from 'playwright-core';
+
+/**
+ * How a browser tier presents itself. Tier 4 is a plain Chromium with the
+ * configured user agent; tier 3 (stealth) is a self-consistent desktop: the
+ * user agent of the Chromium actually running, on the platform it runs on,
+ * with matching languages, time zone, screen and WebGL vendor, no
+ * navigator.webdriver, and a person's pauses and pointer moves.
+ */
+export interface BrowserProfile {
+  /** Chromium flags the profile needs at launch. */
+  launchArgs: readonly string[];
+  /** The context of each task, given the running Chromium's version. */
+  context(browserVersion: string): BrowserContextOptions;
+  /** Runs in every page before its own scripts. */
+  initScript?: string;
+  /** After the page loads, before it is read. */
+  humanize?(page: Page): Promise<void>;
+}
+
+export function plainProfile(userAgent: string): BrowserProfile {
+  return { launchArgs: [], context: () => ({ userAgent, locale: 'en-US' }) };
+}
+
+const STEALTH_SCREEN = { width: 1920, height: 1080 };
+const STEALTH_VIEWPORT = { width: 1920, height: 969 };
+
+/** What a desktop Chromium on Linux with an Intel GPU reports; the page sees these, never the automation's defaults. */
+const STEALTH_INIT = `(() => {
+  const define = (object, name, value) => Object.defineProperty(object, name, { get: () => value, configurable: true });
+  define(Navigator.prototype, 'webdriver', false);
+  define(Navigator.prototype, 'languages', Object.freeze(['en-US', 'en']));
+  define(Navigator.prototype, 'hardwareConcurrency', 8);
+  define(Navigator.prototype, 'deviceMemory', 8);
+  for (const Context of [self.WebGLRenderingContext, self.WebGL2RenderingContext]) {
+    if (!Context) continue;
+    const getParameter = Context.prototype.getParameter;
+    Context.prototype.getParameter = function (parameter) {
+      if (parameter === 37445) return 'Google Inc. (Intel)';
+      if (parameter === 37446) return 'ANGLE (Intel, Mesa Intel(R) UHD Graphics 630 (CFL GT2), OpenGL 4.6)';
+      return getParameter.call(this, parameter);
+    };
+  }
+})();`;
+
+/** A pause of a person's length, in ms. */
+const pause = (min: number, max: number) => new Promise((resolve) => setTimeout(resolve, min + Math.random() * (max - min)));
+
+export function stealthProfile(): BrowserProfile {
+  return {
+    // Without it Chromium sets navigator.webdriver and says it is automated.
+    launchArgs: ['--disable-blink-features=AutomationControlled'],
+    context: (version) => ({
+      userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version.split('.')[0]}.0.0.0 Safari/537.36`,
+      locale: 'en-US',
+      timezoneId: 'America/New_York',
+      viewport: STEALTH_VIEWPORT,
+      screen: STEALTH_SCREEN,
+      deviceScaleFactor: 1,
+      extraHTTPHeaders: { 'accept-language': 'en-US,en;q=0.9' },
+    }),
+    initScript: STEALTH_INIT,
+    async humanize(page) {
+      await page.mouse.move(200 + Math.random() * 600, 150 + Math.random() * 400, { steps: 8 });
+      await pause(80, 200);
+      await page.mouse.move(300 + Math.random() * 800, 250 + Math.random() * 500, { steps: 12 });
+      await pause(50, 150);
+    },
+  };
+}

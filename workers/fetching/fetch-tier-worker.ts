@@ -1,0 +1,63 @@
+import type { TrawlConfig } from '../../common/config.js';
+import { contentPipelineFromConfig } from '../pipeline/content-pipeline.js';
+import { createDomainLease } from '../runtime/domain-lease.js';
+import { runWorker, type WorkerContext } from '../runtime/run-worker.js';
+import { MAX_REDIRECTS, type FetchConfig } from './http-fetcher.js';
+import { createFetchWork, type FetchWorkDeps, type PageFetcher } from './leased-fetch-work.js';
+
+/** A fetch tier's own client, made once per process. */
+export interface TierClient {
+  fetch: PageFetcher;
+  close?(): Promise<void>;
+  /** Tasks run at once; WORKER_CONCURRENCY by default. */
+  concurrency?: number;
+  /** Longest one document may take in the pipeline; TRAWL_PIPELINE_BUDGET_MS by default. */
+  pipelineBudgetMs?: number;
+  /** Reads images (the document pool). */
+  ocr?: FetchWorkDeps['ocr'];
+  /** What the pool announces with its heartbeats. */
+  capabilities?: Record<string, unknown>;
+}
+
+/** The fetch settings every HTTP tier starts from. */
+export function baseFetchConfig(config: TrawlConfig): Omit<FetchConfig, 'dispatcher' | 'transport'> {
+  return { guard: config.ssrf, maxBytes: config.worker.maxBytes, maxRedirects: MAX_REDIRECTS, userAgent: config.worker.userAgent };
+}
+
+/**
+ * The process of one fetch tier: its client, per-domain leases, the content
+ * pipeline and the attempt template. Tiers differ only in how they fetch.
+ */
+export async function runFetchTier(
+  pool: string,
+  opts: { detectShells: boolean },
+  makeClient: (ctx: WorkerContext) => Promise<TierClient> | TierClient,
+): Promise<void> {
+  await runWorker(pool, async (ctx) => {
+    const { config, redis, keys, workerId } = ctx;
+    const client = await makeClient(ctx);
+    const pipeline = contentPipelineFromConfig(config, client.pipelineBudgetMs);
+    return {
+      work: createFetchWork({
+        readInput: (key) => redis.get(key),
+        sessionCookiesKey: (jobId) => keys.sessionCookies(jobId),
+        ...(client.ocr ? { ocr: client.ocr } : {}),
+        lease: createDomainLease(redis, {
+          limit: config.worker.domainConcurrency,
+          ttlMs: config.worker.domainLeaseTtlMs,
+          keyPrefix: keys.domainLeasePrefix,
+        }),
+        fetch: client.fetch,
+        pipeline,
+        workerId,
+        detectShells: opts.detectShells,
+      }),
+      ...(client.concurrency ? { concurrency: client.concurrency } : {}),
+      ...(client.capabilities ? { capabilities: client.capabilities } : {}),
+      async close() {
+        await pipeline.close();
+        await client.close?.();
+      },
+    };
+  });
+}

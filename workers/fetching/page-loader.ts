@@ -1,0 +1,172 @@
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import type { ArtifactExtension } from '../../common/artifacts.js';
+import { WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } from '../../common/limits.js';
+import type { BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
+import { CHALLENGE_SCAN_CHARS } from './challenge-detector.js';
+import type { FetchFailure, FetchOutcome } from './fetch-result.js';
+import { classifyStatusAfterBody, classifyStatusBeforeBody } from './http-fetcher.js';
+import type { PageRequest } from './leased-fetch-work.js';
+import { assertUrlAllowed, isUrlAllowedNow, isUrlNotAllowedError, type GuardOptions } from './ssrf-guard.js';
+import type { BrowserProfile } from './browser-profile.js';
+import { removeCookieBanners, scrollToLoad } from './page-tidying.js';
+import { createRequestFilter } from './request-filter.js';
+
+export interface PageLoaderDeps {
+  browser(): Promise<Browser>;
+  profile: BrowserProfile;
+  /** Keeps a screenshot or PDF of the page for 24 hours; answers its URL. */
+  saveArtifact(bytes: Buffer, extension: ArtifactExtension): Promise<string>;
+  guard: GuardOptions;
+  maxBytes: number;
+}
+
+type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
+const WAIT_UNTIL: ReadonlySet<string> = new Set(['load', 'domcontentloaded', 'networkidle']);
+
+/** Chromium's names for a connection the guarded proxy refused or could not open. */
+const PROXY_REFUSAL = /ERR_SOCKS_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED/;
+
+/**
+ * Loads one page in a fresh context of the shared browser (cookies, storage
+ * and cache are the task's alone), as tier 4 does: cookies set, requests
+ * filtered, navigation to wait_until, wait_for, scrolling, cookie banners
+ * removed, then the rendered document read and classified like an HTTP
+ * answer. Never throws for a target's behaviour.
+ */
+export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: BrowserOptions | undefined): Promise<FetchOutcome> {
+  const started = performance.now();
+  const deadlineMs = Date.now() + req.timeoutMs;
+  const timings = () => ({ ttfbMs: Math.round(performance.now() - started), totalMs: Math.round(performance.now() - started) });
+  let finalUrl = req.url;
+  const fail = (failure: Omit<FetchFailure, 'kind' | 'timings'>): FetchFailure => ({ kind: 'failed', finalUrl, timings: timings(), ...failure });
+
+  let refusedNavigation: string | undefined;
+  let context: BrowserContext | undefined;
+  try {
+    assertUrlAllowed(new URL(req.url), deps.guard);
+    const browser = await deps.browser();
+    context = await browser.newContext({ ...deps.profile.context(browser.version()), serviceWorkers: 'block', acceptDownloads: false });
+    if (deps.profile.initScript) await context.addInitScript(deps.profile.initScript);
+    const cookies = Object.entries(req.cookies);
+    if (cookies.length > 0) await context.addCookies(cookies.map(([name, value]) => ({ name, value, url: req.url })));
+    await context.route(
+      '**/*',
+      createRequestFilter({
+        guard: deps.guard,
+        loadImages: options?.screenshot === true,
+        onRefused: (url, isNavigation) => {
+          if (isNavigation) refusedNavigation ??= url;
+        },
+      }),
+    );
+    const page = await context.newPage();
+    // The main frame's requests that failed, redirect hops included (Playwright does not route those).
+    const failedNavigations: string[] = [];
+    page.on('requestfailed', (request) => {
+      if (request.isNavigationRequest() && request.frame() === page.mainFrame()) failedNavigations.push(request.url());
+    });
+    req.signal.addEventListener('abort', () => void context?.close().catch(() => undefined), { once: true });
+
+    // The latest main document: a script challenge answers the first and reloads into the real one.
+    let latest: Response | null = null;
+    page.on('response', (r) => {
+      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) latest = r;
+    });
+    const waitUntil = (WAIT_UNTIL.has(options?.waitUntil ?? '') ? options!.waitUntil : 'load') as WaitUntil;
+    let response: Response | null;
+    try {
+      response = await page.goto(req.url, { waitUntil, timeout: Math.max(1, deadlineMs - Date.now()) });
+    } catch (err) {
+      return fail(await navigationFailure(err, failedNavigations.at(-1) ?? req.url, refusedNavigation, deps.guard));
+    }
+    await deps.profile.humanize?.(page);
+    // A navigation the page started by itself (a challenge's reload) is followed to its end.
+    await page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) }).catch(() => undefined);
+    response = latest ?? response;
+    finalUrl = page.url();
+    if (!response) return fail({ code: 'NETWORK_ERROR', message: 'The page gave no response', escalate: false });
+    const status = response.status();
+    const headers = await response.allHeaders();
+    const early = classifyStatusBeforeBody(status);
+    if (early) return fail({ ...early, statusCode: status });
+
+    if (options?.waitFor) {
+      const limit = Math.min(options.waitForTimeoutMs || WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, Math.max(1, deadlineMs - Date.now()));
+      try {
+        await page.waitForSelector(options.waitFor, { state: 'attached', timeout: limit });
+      } catch (err) {
+        if (err instanceof Error && /Timeout/i.test(err.message)) {
+          return fail({ code: 'TIMEOUT', message: `The element ${options.waitFor} did not appear within ${Math.round(limit / 1000)} s`, statusCode: status, escalate: false });
+        }
+        return fail({ code: 'EXTRACTION_FAILED', message: `wait_for ${JSON.stringify(options.waitFor)} is not a usable CSS selector`, statusCode: status, escalate: false });
+      }
+    }
+    if (options?.scroll !== false) await scrollToLoad(page, deadlineMs);
+    if (options?.removeCookieBanners) await removeCookieBanners(page);
+
+    const html = await page.content();
+    const body = Buffer.from(html, 'utf8');
+    if (body.length > deps.maxBytes) {
+      return fail({ code: 'CONTENT_TOO_LARGE', message: `The rendered page is ${body.length} bytes, over the ${deps.maxBytes} byte limit`, statusCode: status, escalate: false });
+    }
+    const verdict = classifyStatusAfterBody(status, headers, html.slice(0, CHALLENGE_SCAN_CHARS));
+    if (verdict) return fail({ ...verdict, statusCode: status, bytes: body.length });
+    const redirects: string[] = [];
+    for (let r = response.request().redirectedFrom(); r; r = r.redirectedFrom()) redirects.unshift(r.url());
+    const artifacts = await captureArtifacts(deps, page, options);
+    return {
+      ...artifacts,
+      kind: 'ok',
+      statusCode: status,
+      finalUrl,
+      redirects,
+      headers,
+      contentType: 'text/html',
+      charset: 'utf-8',
+      body,
+      bytes: body.length,
+      timings: timings(),
+    };
+  } catch (err) {
+    if (isUrlNotAllowedError(err)) return fail({ code: 'URL_NOT_ALLOWED', message: err.message, escalate: false });
+    if (req.signal.aborted) return fail({ code: 'TIMEOUT', message: 'The page load was abandoned', escalate: false });
+    return fail({ code: 'NETWORK_ERROR', message: `The browser failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, escalate: false });
+  } finally {
+    await context?.close().catch(() => undefined);
+  }
+}
+
+/** The screenshot (the full page, PNG) and PDF (print layout with backgrounds) the caller asked for, kept and linked. */
+async function captureArtifacts(deps: PageLoaderDeps, page: Page, options: BrowserOptions | undefined): Promise<{ screenshotUrl?: string; pdfUrl?: string }> {
+  const [screenshotUrl, pdfUrl] = await Promise.all([
+    options?.screenshot ? page.screenshot({ fullPage: true, type: 'png' }).then((png) => deps.saveArtifact(png, 'png')) : undefined,
+    options?.generatePdf ? page.pdf({ printBackground: true }).then((pdf) => deps.saveArtifact(pdf, 'pdf')) : undefined,
+  ]);
+  return { ...(screenshotUrl ? { screenshotUrl } : {}), ...(pdfUrl ? { pdfUrl } : {}) };
+}
+
+/**
+ * Why a navigation failed. A connection the proxy refused is told apart from
+ * an unreachable host by judging the URL that failed again, as the proxy
+ * did: a redirect to an internal address is URL_NOT_ALLOWED.
+ */
+async function navigationFailure(err: unknown, failedUrl: string, refusedNavigation: string | undefined, guard: GuardOptions): Promise<Omit<FetchFailure, 'kind' | 'timings'>> {
+  const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  if (refusedNavigation) return { code: 'URL_NOT_ALLOWED', message: `The page navigated to ${refusedNavigation}, which is not allowed`, escalate: false };
+  if (PROXY_REFUSAL.test(message)) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(failedUrl);
+    } catch {
+      // Judged as not allowed below.
+    }
+    if (!parsed || !(await isUrlAllowedNow(parsed, guard))) {
+      return { code: 'URL_NOT_ALLOWED', message: `The page or a redirect from it leads to ${failedUrl}, which is not a public internet address`, escalate: false };
+    }
+    return { code: 'NETWORK_ERROR', message: `${parsed.host} cannot be reached`, escalate: false };
+  }
+  if (/Timeout/i.test(message)) return { code: 'TIMEOUT', message: `The page did not finish loading in time (${message})`, escalate: false };
+  if (/ERR_NAME_NOT_RESOLVED|ERR_CONNECTION_REFUSED|ERR_ADDRESS_UNREACHABLE/.test(message)) return { code: 'NETWORK_ERROR', message, escalate: false };
+  if (/ERR_TOO_MANY_REDIRECTS/.test(message)) return { code: 'NETWORK_ERROR', message: 'The target redirects in a loop', escalate: false };
+  return { code: 'NETWORK_ERROR', message, escalate: false };
+}
