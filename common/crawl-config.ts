@@ -58,7 +58,7 @@ export const CRAWL_LIMITS = Object.freeze({
   /** Batches of one crawl out at once. */
   batchesInFlight: 8,
   /** A claimed batch not reported by then is queued again for another worker. */
-  leaseMs: 120_000,
+  leaseMs: 60_000,
   /** Pages a crawl worker fetches at once, over all its batches. */
   workerConcurrency: 64,
   /** Retries of a page answered 429 or 503 before it fails. */

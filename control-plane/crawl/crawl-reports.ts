@@ -9,7 +9,11 @@ import { withTransaction } from '../billing/ledger.js';
 import { recordCrawlEvents, type CrawlHappening } from './crawl-events.js';
 import { crawlProgress, eventTarget, pageJobId, progressData } from './crawl-progress.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
-import { ACTIVE, addCounts, addToFrontier, finishPages, lockCrawl, releaseBatch, type PageResultInput } from './crawl-store.js';
+import { ACTIVE, addCounts, addToFrontier, finishPages, lockCrawl, releaseBatch, retryPages, type PageResultInput } from './crawl-store.js';
+
+/** Failures that may pass: such a page is queued again once before it counts as failed. */
+const RETRYABLE: ReadonlySet<string> = new Set(['TIMEOUT', 'NETWORK_ERROR', 'TARGET_UNAVAILABLE', 'EXTRACTION_FAILED', 'INTERNAL_ERROR']);
+const MAX_RETRIES = 1;
 
 /** The tier_breakdown key of pages answered from the cache (free). */
 export const CACHE_TIER = 'cache';
@@ -35,7 +39,9 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport):
     const crawl = await lockCrawl(client, report.crawlId);
     if (!crawl || !ACTIVE.includes(crawl.status)) return false;
     const price = crawl.price_microcents;
-    const inputs: PageResultInput[] = report.pages.map((p) => ({
+    const retryable = report.pages.filter((p) => !p.ok && !p.disallowed && RETRYABLE.has(p.errorCode)).map((p) => p.url);
+    const retried = await retryPages(client, crawl.id, report.batchId, retryable, MAX_RETRIES);
+    const inputs: PageResultInput[] = report.pages.filter((p) => !retried.has(p.url)).map((p) => ({
       url: p.url,
       status: p.disallowed ? 'skipped' : p.ok ? 'completed' : 'failed',
       statusCode: p.statusCode,
@@ -75,7 +81,7 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport):
     const completed = applied.filter((p) => p.status === 'completed').length;
     const failed = applied.filter((p) => p.status === 'failed').length;
     const skipped = applied.length - completed - failed;
-    await addCounts(client, crawl.id, { completed, failed, released: skipped + released, usedMicrocents: used, tiers, depth });
+    await addCounts(client, crawl.id, { completed, failed, released: skipped + released + retried.size, usedMicrocents: used, tiers, depth });
     if (happenings.length > 0) {
       const progress = await crawlProgress(client, crawl);
       happenings.push({ stream: 'crawl.progress', data: progressData({ id: crawl.id, current_depth: depth }, progress, Number(crawl.used_microcents) + used) });

@@ -173,6 +173,22 @@ export async function releaseBatch(db: Db, crawlId: string, batchId: string): Pr
   return res.rowCount ?? 0;
 }
 
+/**
+ * Pages of a batch that failed for a reason that may pass (a timeout, a
+ * network error, an overloaded target) go back to the frontier while they
+ * have retries left; answers the URLs queued again.
+ */
+export async function retryPages(db: Db, crawlId: string, batchId: string, urls: readonly string[], maxRetries: number): Promise<Set<string>> {
+  if (urls.length === 0) return new Set();
+  const res = await db.query<{ url: string }>(
+    `UPDATE crawl_pages SET status = 'queued', batch_id = NULL, lease_until = NULL, retries = retries + 1
+     WHERE crawl_id = $1 AND batch_id = $2 AND status = 'claimed' AND url = ANY($3::text[]) AND retries < $4
+     RETURNING url`,
+    [crawlId, batchId, urls, maxRetries],
+  );
+  return new Set(res.rows.map((r) => r.url));
+}
+
 /** A page outcome as applied to the frontier. */
 export interface PageResultInput {
   url: string;

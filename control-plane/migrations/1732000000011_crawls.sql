@@ -56,6 +56,8 @@ CREATE TABLE crawl_pages (
   status text NOT NULL CHECK (status IN ('queued', 'claimed', 'completed', 'failed', 'cancelled', 'skipped')),
   batch_id uuid,
   lease_until timestamptz,
+  -- Failed fetches given another try (a page failing for a passing reason is queued again once).
+  retries integer NOT NULL DEFAULT 0,
   status_code integer,
   tier text,
   cost_microcents integer NOT NULL DEFAULT 0,

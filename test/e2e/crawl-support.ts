@@ -22,8 +22,10 @@ export async function waitForCrawl(api: Api, crawlId: string, timeoutMs: number,
   const until = Date.now() + timeoutMs;
   let body;
   do {
-    body = (await api.get(`/api/v1/crawl/${crawlId}${query}`)).body;
-    if (!['discovering', 'scraping'].includes(body.status)) return body;
+    const res = await api.get(`/api/v1/crawl/${crawlId}${query}`);
+    body = res.body;
+    // A control plane that is restarting answers 503 for a moment.
+    if (res.status === 200 && !['discovering', 'scraping'].includes(body.status)) return body;
     await new Promise((r) => setTimeout(r, 200));
   } while (Date.now() < until);
   throw new Error(`crawl ${crawlId} still ${body.status} after ${timeoutMs} ms: ${JSON.stringify(body).slice(0, 400)}`);

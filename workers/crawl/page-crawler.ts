@@ -17,6 +17,7 @@ import type { HostPacing } from './host-pacing.js';
 import { frontierLinks, type CrawlRules } from './link-frontier.js';
 import { readCachedPage, writeCachedPage } from './page-cache.js';
 import type { RobotsCache } from './robots-cache.js';
+import type { Slots } from './slots.js';
 
 export interface PageCrawlDeps {
   fetchConfig: FetchConfig;
@@ -24,6 +25,11 @@ export interface PageCrawlDeps {
   pacing: HostPacing;
   lease: DomainLease;
   pipeline: ContentPipeline;
+  /**
+   * One per pipeline thread: a document goes to the pipeline only when a
+   * thread is free, so its time budget is spent processing, not queueing.
+   */
+  pipelineSlots: Slots;
   redis: Redis;
   keys: RedisKeys;
   workerId: string;
@@ -110,7 +116,8 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
     }
     const followLinks = config.sitemap !== 'only' && page.depth < config.max_depth && /html/i.test(fetched.contentType);
     const links = followLinks ? frontierLinks(extractLinks(decodeText(fetched.body, fetched.charset), fetched.finalUrl).links, page.depth, scope.rules) : [];
-    const result = await deps.pipeline.process(
+    const result = await deps.pipelineSlots.run(() =>
+      deps.pipeline.process(
       {
         bytes: fetched.body,
         charset: fetched.charset,
@@ -139,6 +146,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
         },
       },
       { deadlineMs: scope.deadlineMs },
+      ),
     );
     const resultKey = deps.keys.crawlPageResult(scope.crawlId, digest);
     await deps.redis.set(resultKey, Buffer.from(result.buffer, result.byteOffset, result.byteLength), 'EX', deps.resultTtlSeconds);

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { CRAWL_LIMITS } from '../../common/crawl-config.js';
 import { CRAWL_POOL } from '../../common/tiers.js';
 import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
@@ -7,6 +8,7 @@ import { runPoolProcess } from '../runtime/run-worker.js';
 import { createCrawlBatchHandler } from './batch-handler.js';
 import { createHostPacing } from './host-pacing.js';
 import { createRobotsCache } from './robots-cache.js';
+import { createSlots } from './slots.js';
 
 /** Redirects followed before a fetch gives up. */
 const MAX_REDIRECTS = 10;
@@ -33,6 +35,7 @@ await runPoolProcess(CRAWL_POOL, ({ config, redis, keys, workerId, js, names }) 
         pacing: createHostPacing(redis, keys.crawlHostPace),
         lease: createDomainLease(redis, { limit: config.worker.domainConcurrency, ttlMs: config.worker.domainLeaseTtlMs, keyPrefix: keys.domainLeasePrefix }),
         pipeline,
+        pipelineSlots: createSlots(config.worker.pipelineThreads || availableParallelism()),
         redis,
         keys,
         workerId,
