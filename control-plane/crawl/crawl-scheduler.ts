@@ -53,7 +53,9 @@ async function claimFor(client: pg.PoolClient, crawl: CrawlRow): Promise<{ batch
       if (start) {
         const batchId = randomUUID();
         await markPages(client, crawl.id, [start.url], 'claimed', { id: batchId, leaseMs: CRAWL_LIMITS.leaseMs });
-        await recordClaim(client, crawl.id, 1, crawl.budget_counts);
+        const counts = { ...crawl.budget_counts };
+        if (start.budget_key !== null) counts[start.budget_key] = (counts[start.budget_key] ?? 0) + 1;
+        await recordClaim(client, crawl.id, 1, counts);
         return { batches: [{ crawl, batchId, pages: [start], seed: true }], idle: false };
       }
     }
