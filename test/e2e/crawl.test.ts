@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { DOCS_SITE_PAGES } from '../fixtures/docs-site.js';
 import { startSiteServer, type SiteRoute, type SiteServer } from '../fixtures/site-server.js';
 import { apiClient, balanceOf } from '../support/api.js';
 import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
@@ -22,13 +23,7 @@ function siteRoutes(): SiteRoute[] {
       },
     },
     linkPage('/', 'Home', ['/docs/guide', '/docs/api', '/private/secret', '/blog/launch', '/blog/launch#top', '/missing']),
-    linkPage('/docs/guide', 'Guide', ['/', '/docs/guide/install']),
-    linkPage('/docs/api', 'API reference', ['/docs/api/errors']),
-    linkPage('/docs/guide/install', 'Install', ['/docs/guide/install/linux']),
-    linkPage('/docs/api/errors', 'Errors', []),
-    linkPage('/docs/guide/install/linux', 'Linux', []),
-    linkPage('/blog/launch', 'Launch post', []),
-    linkPage('/private/secret', 'Secret', []),
+    ...DOCS_SITE_PAGES.map(([path, title, links]) => linkPage(path, title, links)),
     linkPage('/orphan', 'Orphan', []),
   ];
 }
