@@ -106,9 +106,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const rate = (f: Figures) => f.found / f.seconds;
 
 log.setLevel(log.LEVELS.ERROR);
+const stack = await bootIsolatedStack({ name: 'bench_crawl', redisDb: 7, env: { LOG_LEVEL: 'error' } });
 const built = buildBenchSite(DATA);
 const site = await startSite(built.root);
-const stack = await bootIsolatedStack({ name: 'bench_crawl', redisDb: 7, env: { LOG_LEVEL: 'error' } });
 try {
   const { key } = await createAccountWithKey(stack, 1_000_000_000, { enterprise: true });
   const results: Record<string, Figures[]> = { trawl: [], crawlee: [], 'crawlee+turndown': [] };
