@@ -11,7 +11,7 @@ import { AttemptRefSchema, TaskSchema } from '../../proto/gen/trawl/v1/work_pb.j
 import { withTransaction } from '../billing/ledger.js';
 import { endCrawl, naturalEnding } from './crawl-ending.js';
 import { crawlProgress } from './crawl-progress.js';
-import { frontierState, lockActiveCrawls, markPages, queuedCandidates, recordClaim, requeueExpiredClaims, type CrawlRow } from './crawl-store.js';
+import { findCrawlById, frontierState, lockActiveCrawls, markPages, queuedCandidates, recordClaim, requeueExpiredClaims, type CrawlRow } from './crawl-store.js';
 
 export interface CrawlSchedulerDeps {
   pool: pg.Pool;
@@ -42,7 +42,7 @@ const REPORT_MARGIN_MS = 15_000;
 async function claimFor(client: pg.PoolClient, crawl: CrawlRow): Promise<{ batches: ClaimedBatch[]; idle: boolean }> {
   await requeueExpiredClaims(client, crawl.id);
   const state = await frontierState(client, crawl.id);
-  const { claimed: claimedNow } = (await client.query<{ claimed: number }>('SELECT claimed FROM crawls WHERE id = $1', [crawl.id])).rows[0]!;
+  const { claimed: claimedNow } = (await findCrawlById(client, crawl.id))!;
   let capacity = crawl.page_limit - claimedNow;
   const batches: ClaimedBatch[] = [];
   if (crawl.status === 'discovering') {
@@ -156,7 +156,7 @@ export function startCrawlScheduler(deps: CrawlSchedulerDeps, opts: { intervalMs
         const { batches: claimed, idle } = await claimFor(client, crawl);
         out.push(...claimed);
         if (idle) {
-          const fresh = (await client.query<CrawlRow>('SELECT * FROM crawls WHERE id = $1', [crawl.id])).rows[0]!;
+          const fresh = (await findCrawlById(client, crawl.id))!;
           await endCrawl(client, fresh, naturalEnding(await crawlProgress(client, fresh)));
         }
       }

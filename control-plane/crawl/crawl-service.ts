@@ -25,7 +25,7 @@ import {
 } from '../../proto/gen/trawl/v1/crawl_pb.js';
 import { callerOf } from '../accounts/caller.js';
 import { applyLedgerEntry, withTransaction } from '../billing/ledger.js';
-import { addMoney, ACTIVE, addToFrontier, eventsAfter, findCrawl, finishedPages, insertCrawl, listCrawls, lockCrawl, reopenCrawl, type CrawlRow } from './crawl-store.js';
+import { addMoney, ACTIVE, addToFrontier, eventSeqOf, eventsAfter, findCrawl, findCrawlById, finishedPages, insertCrawl, listCrawls, lockCrawl, reopenCrawl, type CrawlRow } from './crawl-store.js';
 import { crawlReference, endCrawl } from './crawl-ending.js';
 import { recordCrawlEvents } from './crawl-events.js';
 import { crawlProgress, eventTarget, pageJobId, type CrawlProgress } from './crawl-progress.js';
@@ -282,7 +282,7 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
         const match = budgetMatcher(row.config.budget);
         const fresh = await addToFrontier(client, row.id, added.map((url) => ({ url, depth: 0, score: 1, source: 'link', budgetKey: match(url) })));
         if (requeued + fresh === 0) throw new TrawlError('CONFLICT', 'Nothing to resume: no failed or cancelled pages, and no new URLs', { status: row.status });
-        const reopened = (await lockCrawl(client, row.id))!;
+        const reopened = (await findCrawlById(client, row.id))!;
         // Only the work still to do is reserved: the allowance left after the completed pages.
         const microcents = Math.max(0, reopened.page_limit - reopened.completed) * reopened.price_microcents;
         await reserve(client, row, reopened.round, microcents);
@@ -306,7 +306,7 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
       const limit = Math.min(Math.max(req.limit || EVENTS_PER_READ, 1), EVENTS_PER_READ);
       const events = await eventsAfter(deps.pool, row.id, req.afterId, limit);
       const last = events.length > 0 ? BigInt(events[events.length - 1]!.seq) : req.afterId;
-      const latest = (await deps.pool.query<{ event_seq: string; status: string }>('SELECT event_seq, status FROM crawls WHERE id = $1', [row.id])).rows[0]!;
+      const latest = await eventSeqOf(deps.pool, row.id);
       return create(ReadCrawlEventsResponseSchema, {
         events: events.map((e) => create(CrawlEventSchema, { id: BigInt(e.seq), event: e.event, data: e.data as JsonObject })),
         ended: !ACTIVE.includes(latest.status) && last >= BigInt(latest.event_seq),

@@ -99,6 +99,12 @@ export async function lockCrawl(db: Db, crawlId: string, accountId?: string): Pr
   return res.rows[0];
 }
 
+/** A crawl as it is now, whoever owns it (inside a transaction that holds its lock). */
+export async function findCrawlById(db: Db, crawlId: string): Promise<CrawlRow | undefined> {
+  const res = await db.query<CrawlRow>('SELECT * FROM crawls WHERE id = $1', [crawlId]);
+  return res.rows[0];
+}
+
 export async function findCrawl(db: Db, crawlId: string, accountId: string): Promise<CrawlRow | undefined> {
   const res = await db.query<CrawlRow>('SELECT * FROM crawls WHERE id = $1 AND account_id = $2', [crawlId, accountId]);
   return res.rows[0];
@@ -377,4 +383,10 @@ export async function eventsAfter(db: Db, crawlId: string, afterSeq: bigint, lim
     limit,
   ]);
   return res.rows;
+}
+
+/** The last stream event id a crawl gave out, and its status. */
+export async function eventSeqOf(db: Db, crawlId: string): Promise<{ event_seq: string; status: string }> {
+  const res = await db.query<{ event_seq: string; status: string }>('SELECT event_seq, status FROM crawls WHERE id = $1', [crawlId]);
+  return res.rows[0]!;
 }
