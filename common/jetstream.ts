@@ -23,6 +23,7 @@ export function streamConfigs(names: NatsNames) {
   return [
     { name: names.workStream, subjects: [names.workSubject('*')], retention: RetentionPolicy.Workqueue, max_age: DAY_NS },
     { name: names.reportsStream, subjects: [names.reportsSubject], retention: RetentionPolicy.Workqueue, max_age: DAY_NS },
+    { name: names.crawlReportsStream, subjects: [names.crawlReportsSubject], retention: RetentionPolicy.Workqueue, max_age: DAY_NS },
     { name: names.deadStream, subjects: [names.deadSubject('*')], retention: RetentionPolicy.Limits, max_age: 7 * DAY_NS },
     { name: names.logsStream, subjects: [names.logsSubject], retention: RetentionPolicy.Workqueue, max_age: 7 * DAY_NS },
   ];

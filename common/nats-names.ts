@@ -9,6 +9,10 @@ export interface NatsNames {
   reportsStream: string;
   reportsSubject: string;
   reportsConsumer: string;
+  /** Crawl batch reports (what a crawl worker did with a batch of frontier pages), applied by the control planes. */
+  crawlReportsStream: string;
+  crawlReportsSubject: string;
+  crawlReportsConsumer: string;
   deadStream: string;
   deadSubject(pool: string): string;
   logsStream: string;
@@ -32,6 +36,9 @@ export function natsNames(prefix: string): NatsNames {
     reportsStream: `${upper}REPORTS`,
     reportsSubject: subj('reports.attempts'),
     reportsConsumer: `${lower}control-plane`,
+    crawlReportsStream: `${upper}CRAWL_REPORTS`,
+    crawlReportsSubject: subj('reports.crawl'),
+    crawlReportsConsumer: `${lower}control-plane-crawl`,
     deadStream: `${upper}DEAD`,
     deadSubject: (pool) => subj(`dead.${pool}`),
     logsStream: `${upper}LOGS`,

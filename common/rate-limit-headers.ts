@@ -31,6 +31,13 @@ export const LIMIT_HEADER_NAMES: readonly string[] = [...Object.keys(KEY_LIMIT_H
 export const HTTP_METHOD_HEADER = 'x-trawl-http-method';
 
 /**
+ * Marks a control-plane call the gateway makes again for one public request
+ * already counted (the next read of a crawl's event stream): the per-key
+ * limits do not count it a second time. Only the gateway sets it.
+ */
+export const FOLLOW_UP_HEADER = 'x-trawl-follow-up';
+
+/**
  * The headers the limit headers travel in from the control plane to the
  * gateway, as `name=value` pairs joined by `&` (names are tokens, values
  * integers): one header to encode, send and decode instead of up to nine.

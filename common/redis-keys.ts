@@ -17,6 +17,12 @@ export interface RedisKeys {
   extractInput(jobId: string): string;
   /** A screenshot or PDF of a rendered page (common/artifacts.ts). */
   artifact(name: string): string;
+  /** The stored result body of one crawl page (`page` is a digest of its URL). */
+  crawlPageResult(crawlId: string, page: string): string;
+  /** When a host may next be fetched by any crawl worker (robots Crawl-delay, backoff after 429 and 503). */
+  crawlHostPace(host: string): string;
+  /** A crawl page's fetched answer kept for `cache` (`page` is a digest of its URL). */
+  crawlCache(page: string): string;
   /** Prefix of the per-domain concurrency slots. */
   domainLeasePrefix: string;
   /** Requests made with an API key in one limit period (`counter` names the limit and the period's start). */
@@ -41,6 +47,9 @@ export function redisKeys(prefix: string): RedisKeys {
     sessionCookies: (jobId) => `${prefix}session-cookies:${jobId}`,
     extractInput: (jobId) => `${prefix}extract-input:${jobId}`,
     artifact: (name) => `${prefix}artifact:${name}`,
+    crawlPageResult: (crawlId, page) => `${prefix}crawl-page:${crawlId}:${page}`,
+    crawlHostPace: (host) => `${prefix}crawl-pace:${host}`,
+    crawlCache: (page) => `${prefix}crawl-cache:${page}`,
     domainLeasePrefix: `${prefix}domain-lease:`,
     apiKeyRequests: (keyId, counter) => `${prefix}api-key-requests:${keyId}:${counter}`,
     // The braces keep one key's (or account's) state in one Redis Cluster slot, as one script touches it all.

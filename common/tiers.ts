@@ -50,3 +50,7 @@ export function isTier(value: string): value is Tier {
 export function tierRank(tier: string): number {
   return TIER_ORDER.indexOf(tier as Tier);
 }
+
+/** The pool that crawls sites: batches of frontier pages, each fetched over plain HTTP (tier 1). */
+export const CRAWL_POOL = 'crawl';
+export const CRAWL_TIER: Tier = '1';

@@ -4,6 +4,7 @@ import { runProcess } from '../common/process-runner.js';
 import { BillingService } from '../proto/gen/trawl/v1/account_billing_pb.js';
 import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
+import { CrawlService } from '../proto/gen/trawl/v1/crawl_pb.js';
 import { MapService } from '../proto/gen/trawl/v1/map_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { SessionService } from '../proto/gen/trawl/v1/sessions_pb.js';
@@ -20,6 +21,9 @@ import { BILLING_METHOD_AUTH, createBillingService } from './billing/billing-ser
 import { writeBillingSettings } from './billing/billing-settings.js';
 import { createPaymentProvider } from './billing/payment-provider.js';
 import { createExtractService } from './extract/extract-service.js';
+import { startCrawlReportConsumer } from './crawl/crawl-reports.js';
+import { startCrawlScheduler } from './crawl/crawl-scheduler.js';
+import { createCrawlService } from './crawl/crawl-service.js';
 import { createMapService } from './map/map-service.js';
 import { createHealthService } from './health/health-service.js';
 import { startWorkerRegistry } from './health/worker-registry.js';
@@ -54,6 +58,8 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const dispatcher = createDispatcher({ js, names, pool, log });
   const workers = startWorkerRegistry(nc, names, { windowMs: 15_000 });
   const reports = await startReportConsumer({ js, jsm, names, pool, dispatcher, signals, log });
+  const crawlScheduler = startCrawlScheduler({ pool, js, names, log }, { intervalMs: 1_000 });
+  const crawlReports = await startCrawlReportConsumer({ js, jsm, names, pool, scheduler: crawlScheduler, log });
   const sweeper = startSweeper({ pool, dispatcher, signals, log }, { intervalMs: 2_000, unpublishedAfterMs: 3_000 });
 
   const jobs = createJobLoader({ pool, redis, resultTtlSeconds: config.resultTtlSeconds });
@@ -79,6 +85,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       router.service(MapService, createMapService(services));
       router.service(SessionService, createSessionService({ pool, masterKeyHex: config.masterKeyHex }));
       router.service(ArtifactService, createArtifactService({ redis, keys }));
+      router.service(CrawlService, createCrawlService({ pool, redis, scheduler: crawlScheduler }));
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));
       router.service(ApiKeyService, createKeyService({ pool, clickhouse, masterKeyHex: config.masterKeyHex, limits: keyLimits, changes: keyChanges }));
       router.service(AccountService, createAccountService({ pool, sessionTokens, welcomeBonus: config.welcomeBonus }));
@@ -109,6 +116,8 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
     async stop() {
       server.close();
       await sweeper.stop();
+      await crawlReports.stop();
+      await crawlScheduler.stop();
       await reports.stop();
       await dispatcher.stop();
       workers.stop();

@@ -4,6 +4,7 @@ import { BillingService } from '../proto/gen/trawl/v1/account_billing_pb.js';
 import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
 import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
 import { ArtifactService } from '../proto/gen/trawl/v1/artifacts_pb.js';
+import { CrawlService } from '../proto/gen/trawl/v1/crawl_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { MapService } from '../proto/gen/trawl/v1/map_pb.js';
@@ -16,6 +17,7 @@ export interface ControlPlane {
   health: Client<typeof HealthService>;
   extract: Client<typeof ExtractService>;
   map: Client<typeof MapService>;
+  crawl: Client<typeof CrawlService>;
   accounts: Client<typeof AccountService>;
   billing: Client<typeof BillingService>;
   oauth: Client<typeof OAuthService>;
@@ -40,6 +42,7 @@ export function createControlPlaneClient(baseUrl: string): ControlPlane {
     health: createClient(HealthService, transport),
     extract: createClient(ExtractService, transport),
     map: createClient(MapService, transport),
+    crawl: createClient(CrawlService, transport),
     accounts: createClient(AccountService, transport),
     billing: createClient(BillingService, transport),
     oauth: createClient(OAuthService, transport),

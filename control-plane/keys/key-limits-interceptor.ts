@@ -1,4 +1,5 @@
 import type { Interceptor } from '@connectrpc/connect';
+import { FOLLOW_UP_HEADER } from '../../common/rate-limit-headers.js';
 import { findCaller } from '../accounts/caller.js';
 import { keyBudgetExceeded, type KeyLimits } from './key-limits.js';
 
@@ -11,7 +12,7 @@ import { keyBudgetExceeded, type KeyLimits } from './key-limits.js';
 export function keyLimitsInterceptor(limits: KeyLimits): Interceptor {
   return (next) => async (req) => {
     const caller = findCaller(req.contextValues);
-    if (!caller?.keyId) return next(req);
+    if (!caller?.keyId || req.header.has(FOLLOW_UP_HEADER)) return next(req);
     await limits.admit({ keyId: caller.keyId, environment: caller.environment });
     try {
       return await next(req);

@@ -1,5 +1,5 @@
 import { ConnectError, type Interceptor } from '@connectrpc/connect';
-import { addLimitHeaders, HTTP_METHOD_HEADER } from '../../common/rate-limit-headers.js';
+import { addLimitHeaders, FOLLOW_UP_HEADER, HTTP_METHOD_HEADER } from '../../common/rate-limit-headers.js';
 import { withResponseHeaders } from '../../common/rpc-errors.js';
 import { findCaller } from '../accounts/caller.js';
 import { tierOfCaller, type AccountTiers } from './account-tiers.js';
@@ -22,7 +22,7 @@ function withHeaders(err: unknown, headers: Record<string, string>): unknown {
 export function limitsInterceptor(deps: { tiers: AccountTiers; limiter: KeyLimiter }): Interceptor {
   return (next) => async (req) => {
     const caller = findCaller(req.contextValues);
-    if (!caller || caller.credential !== 'api_key' || !caller.keyId) return next(req);
+    if (!caller || caller.credential !== 'api_key' || !caller.keyId || req.header.has(FOLLOW_UP_HEADER)) return next(req);
     const tier = await tierOfCaller(deps.tiers, caller);
     let call;
     try {

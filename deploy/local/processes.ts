@@ -19,6 +19,7 @@ export const ROLES = {
   extract: 'workers/extract/worker.ts',
   map: 'workers/map/worker.ts',
   document: 'workers/document/worker.ts',
+  crawl: 'workers/crawl/worker.ts',
   analytics: 'analytics/main.ts',
 } as const;
 

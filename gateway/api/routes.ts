@@ -9,6 +9,7 @@ import { docsRoutes } from './docs/routes.js';
 import { extractRoutes } from './extract/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { jobRoutes } from './jobs/routes.js';
+import { crawlRoutes } from './crawl/routes.js';
 import { mapRoutes } from './map/routes.js';
 import { legacyScrapeRoutes } from './scrape/legacy-routes.js';
 import { oauthRoutes } from './oauth/routes.js';
@@ -32,6 +33,7 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
     ...extractRoutes(deps),
     ...mapRoutes(deps),
     ...sessionRoutes(deps),
+    ...crawlRoutes(deps),
     ...healthRoutes(deps),
     // Before any /api/v1/api-keys/{key_id} route: it holds /api/v1/api-keys/legacy-status.
     ...authRoutes(deps),

@@ -6,6 +6,7 @@ export const API_TAGS: Readonly<Record<string, string>> = {
   Extract: 'Run the content pipeline on content you supply.',
   Map: "List a site's URLs from robots.txt, sitemaps and links; the account's history of maps.",
   Sessions: 'Stored sessions: the cookies of a logged-in visit, kept encrypted, that scrapes use with advanced.session_id.',
+  Crawl: 'Crawl a site: discovery and scraping of its pages, progress, history, cancel, resume and a live event stream.',
   Health: 'Probes and status; no API key needed.',
   Accounts: 'Registration, login and sessions, the current user, the welcome bonus and the legacy-key notice.',
   Organizations: 'Organizations with an account of their own, and their members; act on one with X-Organization-Id.',

@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
+import { DOCS_SITE_PAGES } from '../fixtures/docs-site.js';
 import { startSiteServer, type SiteRoute, type SiteServer } from '../fixtures/site-server.js';
 import { apiClient, balanceOf } from '../support/api.js';
 import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
@@ -53,13 +54,7 @@ function siteRoutes(): SiteRoute[] {
       },
     },
     page('/', 'Home', ['/docs/guide', '/docs/api', '/private/secret', '/blog/launch'], 'The home page'),
-    page('/docs/guide', 'Guide', ['/', '/docs/guide/install']),
-    page('/docs/api', 'API reference', ['/docs/api/errors']),
-    page('/docs/guide/install', 'Install', ['/docs/guide/install/linux']),
-    page('/docs/api/errors', 'Errors', []),
-    page('/docs/guide/install/linux', 'Linux', []),
-    page('/blog/launch', 'Launch post', []),
-    page('/private/secret', 'Secret', []),
+    ...DOCS_SITE_PAGES.map(([path, title, links]) => page(path, title, links)),
   ];
 }
 

@@ -45,12 +45,12 @@
 import { linkDepth, pathDepthFrom, withinDepth } from '../discovery/crawl-depth.js';
 import { DomainScope } from '../discovery/domain-scope.js';
 import { extractLinks, type ExtractedPage } from '../discovery/link-extractor.js';
-import { PathFilter } from '../discovery/path-globs.js';
+import { PathFilter } from '../../common/path-globs.js';
 import { relevanceScore } from '../discovery/relevance.js';
 import { RobotsPolicy, RobotsTxt, robotsProductToken } from '../discovery/robots-txt.js';
 import { collectSitemapUrls, sitemapCandidates } from '../discovery/sitemap-discovery.js';
 import type { SitemapEntry } from '../discovery/sitemap-parser.js';
-import { normalizeUrl, NormalizedUrlSet } from '../discovery/url-normalizer.js';
+import { normalizeUrl, NormalizedUrlSet } from '../../common/url-normalizer.js';
 import { decodeText, detectCharset } from '../fetching/charset.js';
 
 export interface MapOptions {

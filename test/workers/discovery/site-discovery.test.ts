@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { DomainScope } from '../../../workers/discovery/domain-scope.js';
 import { extractLinks } from '../../../workers/discovery/link-extractor.js';
-import { NormalizedUrlSet } from '../../../workers/discovery/url-normalizer.js';
+import { NormalizedUrlSet } from '../../../common/url-normalizer.js';
 
 const SITE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/data/sites/rust-by-example.tar.gz');
 const START = 'http://site.test/index.html';

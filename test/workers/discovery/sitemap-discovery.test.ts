@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { collectSitemapUrls, sitemapCandidates, type SitemapFetcher } from '../../../workers/discovery/sitemap-discovery.js';
-import { normalizeUrl } from '../../../workers/discovery/url-normalizer.js';
+import { normalizeUrl } from '../../../common/url-normalizer.js';
 
 const DATA = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/data/sitemaps');
 

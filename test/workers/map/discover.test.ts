@@ -1,14 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { discoverSite, type MapFetch, type MapOptions, type MapOutcome } from '../../../workers/map/discover.js';
 import { createMapFetch } from '../../../workers/map/map-fetch.js';
+import { reachableHtmlPages, startStaticSiteServer, unpackSite, type StaticSiteServer } from '../../fixtures/static-site-server.js';
 
 const STACK = process.env.TRAWL_TEST_STACK ?? 'mapdev';
 const UA = `TrawlBot/1.0 (+${STACK})`;
@@ -448,60 +447,18 @@ const SITE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 describe('map/discoverSite on a real site (rust-by-example)', function () {
   this.timeout(120_000);
   let root: string;
-  let server: http.Server;
+  let site: StaticSiteServer;
   let origin: string;
 
   before(async () => {
-    root = mkdtempSync(path.join(tmpdir(), `trawl-${STACK}-map-`));
-    execFileSync('tar', ['-xzf', SITE, '-C', root]);
-    const types: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.css': 'text/css', '.js': 'text/javascript', '.svg': 'image/svg+xml' };
-    server = http.createServer((req, res) => {
-      let file = path.join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
-      if (!file.startsWith(root) || !existsSync(file)) {
-        res.writeHead(404).end();
-        return;
-      }
-      if (statSync(file).isDirectory()) file = path.join(file, 'index.html');
-      if (!existsSync(file)) {
-        res.writeHead(404).end();
-        return;
-      }
-      res.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });
-      res.end(readFileSync(file));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    site = await startStaticSiteServer(unpackSite(SITE, `${STACK}-map`), { removeOnClose: true });
+    root = site.root;
+    origin = site.origin;
   });
 
-  after(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    rmSync(root, { recursive: true, force: true });
-  });
+  after(() => site.close());
 
-  /** Reachable HTML files, found by following href attributes on disk with a plain pattern, as site-relative paths. */
-  function reachableHtml(): Set<string> {
-    const found = new Set<string>(['/index.html']);
-    const queue = ['/index.html'];
-    while (queue.length > 0) {
-      const current = queue.shift()!;
-      const html = readFileSync(path.join(root, current), 'utf8');
-      for (const match of html.matchAll(/<a\s[^>]*?href\s*=\s*"([^"]*)"/gi)) {
-        let target: URL;
-        try {
-          target = new URL(match[1]!.replace(/&amp;/g, '&'), `http://site${current}`);
-        } catch {
-          continue;
-        }
-        if (target.host !== 'site') continue;
-        let file = decodeURIComponent(target.pathname);
-        if (file.endsWith('/')) file += 'index.html';
-        if (!file.endsWith('.html') || found.has(file) || !existsSync(path.join(root, file))) continue;
-        found.add(file);
-        queue.push(file);
-      }
-    }
-    return found;
-  }
+  const reachableHtml = () => reachableHtmlPages(root);
 
   it('finds every reachable HTML page exactly once', async () => {
     const expected = reachableHtml();

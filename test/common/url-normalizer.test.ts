@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { NormalizedUrlSet, normalisePercentEncoding, normalizeUrl } from '../../../workers/discovery/url-normalizer.js';
+import { NormalizedUrlSet, normalisePercentEncoding, normalizeUrl } from '../../common/url-normalizer.js';
 
 describe('discovery/URL normaliser', () => {
   const same: Array<[string, string, string]> = [

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { anchoredPattern, compilePathGlob, matchablePath, PathFilter } from '../../../workers/discovery/path-globs.js';
+import { anchoredPattern, compilePathGlob, matchablePath, PathFilter } from '../../common/path-globs.js';
 
 describe('discovery/path globs', () => {
   const cases: Array<[string, string, boolean]> = [

@@ -1,0 +1,154 @@
+import { fromBinary } from '@bufbuild/protobuf';
+import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type pg from 'pg';
+import { ensureConsumer } from '../../common/jetstream.js';
+import type { Logger } from '../../common/logger.js';
+import type { NatsNames } from '../../common/nats-names.js';
+import { CrawlBatchReportSchema, type CrawlBatchReport, type DiscoveredLink } from '../../proto/gen/trawl/v1/crawl_pb.js';
+import { withTransaction } from '../billing/ledger.js';
+import { recordCrawlEvents, type CrawlHappening } from './crawl-events.js';
+import { crawlProgress, eventTarget, pageJobId, progressData } from './crawl-progress.js';
+import type { CrawlScheduler } from './crawl-scheduler.js';
+import { ACTIVE, addCounts, addToFrontier, finishPages, lockCrawl, releaseBatch, retryPages, type PageResultInput } from './crawl-store.js';
+
+/** Failures that may pass: such a page is queued again once before it counts as failed. */
+const RETRYABLE: ReadonlySet<string> = new Set(['TIMEOUT', 'NETWORK_ERROR', 'TARGET_UNAVAILABLE', 'EXTRACTION_FAILED', 'INTERNAL_ERROR']);
+const MAX_RETRIES = 1;
+
+/** The tier_breakdown key of pages answered from the cache (free). */
+export const CACHE_TIER = 'cache';
+
+function frontierUrls(links: readonly DiscoveredLink[], maxDepth: number) {
+  return links
+    .filter((l) => l.depth <= maxDepth)
+    .map((l) => ({ url: l.url, depth: l.depth, score: l.score, source: l.source || 'link', budgetKey: l.budgetKey || null }));
+}
+
+/**
+ * Applies what a crawl worker did with a batch, in one transaction under the
+ * crawl's lock: each page still claimed by the batch is finished once and
+ * charged at its tier (a cached page is free, a failed one is not charged,
+ * one robots.txt refuses is dropped and gives its place back), the links it
+ * found join the frontier (each normalised URL once), pages the worker did
+ * not get to go back to the frontier, and the events are recorded. A report
+ * for a crawl that ended (cancelled) or a batch whose claims expired changes
+ * nothing for those pages.
+ */
+export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport): Promise<boolean> {
+  return withTransaction(pool, async (client) => {
+    const crawl = await lockCrawl(client, report.crawlId);
+    if (!crawl || !ACTIVE.includes(crawl.status)) return false;
+    const price = crawl.price_microcents;
+    const retryable = report.pages.filter((p) => !p.ok && !p.disallowed && RETRYABLE.has(p.errorCode)).map((p) => p.url);
+    const retried = await retryPages(client, crawl.id, report.batchId, retryable, MAX_RETRIES);
+    const inputs: PageResultInput[] = report.pages.filter((p) => !retried.has(p.url)).map((p) => ({
+      url: p.url,
+      status: p.disallowed ? 'skipped' : p.ok ? 'completed' : 'failed',
+      statusCode: p.statusCode,
+      tier: p.cached ? CACHE_TIER : p.tier || crawl.tier,
+      costMicrocents: p.ok && !p.cached ? price : 0,
+      cached: p.cached,
+      resultKey: p.resultKey || null,
+      errorCode: p.ok ? null : p.errorCode || null,
+      errorMessage: p.ok ? null : p.errorMessage || null,
+    }));
+    const applied = await finishPages(client, crawl.id, report.batchId, inputs);
+    const released = await releaseBatch(client, crawl.id, report.batchId);
+    const appliedUrls = new Set(applied.map((p) => p.url));
+
+    const links: DiscoveredLink[] = [...report.seeds];
+    for (const p of report.pages) if (appliedUrls.has(p.url) && p.ok) links.push(...p.links);
+    await addToFrontier(client, crawl.id, frontierUrls(links, crawl.max_depth));
+
+    const tiers: Record<string, number> = {};
+    let used = 0;
+    let depth = crawl.current_depth;
+    const happenings: CrawlHappening[] = [];
+    for (const p of applied) {
+      if (p.status === 'skipped') continue;
+      const jobId = pageJobId(crawl.id, p.url);
+      if (p.status === 'completed') {
+        tiers[p.tier] = (tiers[p.tier] ?? 0) + 1;
+        used += p.costMicrocents;
+        depth = Math.max(depth, p.depth);
+        const data = { crawl_id: crawl.id, job_id: jobId, url: p.url, status: 'completed', cost_microcents: p.costMicrocents, tier_used: p.tier, status_code: p.statusCode };
+        happenings.push({ stream: 'page.completed', outbox: 'crawl.page.completed', data });
+      } else {
+        const data = { crawl_id: crawl.id, job_id: jobId, url: p.url, status: 'failed', error: { code: p.errorCode ?? 'INTERNAL_ERROR', message: p.errorMessage ?? '' } };
+        happenings.push({ stream: 'page.failed', outbox: 'crawl.page.failed', data });
+      }
+    }
+    const completed = applied.filter((p) => p.status === 'completed').length;
+    const failed = applied.filter((p) => p.status === 'failed').length;
+    const skipped = applied.length - completed - failed;
+    await addCounts(client, crawl.id, { completed, failed, released: skipped + released + retried.size, usedMicrocents: used, tiers, depth });
+    if (happenings.length > 0) {
+      const progress = await crawlProgress(client, crawl);
+      happenings.push({ stream: 'crawl.progress', data: progressData({ id: crawl.id, current_depth: depth }, progress, Number(crawl.used_microcents) + used) });
+    }
+    await recordCrawlEvents(client, eventTarget(crawl), happenings);
+    return true;
+  });
+}
+
+/** Reports applied at once; each holds a Postgres connection while it runs. */
+const REPORT_CONCURRENCY = 4;
+
+/**
+ * Pulls crawl batch reports with one durable consumer shared by every
+ * control-plane replica, applies each, acks it, then looks at the crawl
+ * again (the next batch goes out at once). A report whose application fails
+ * is redelivered; applying one twice changes nothing.
+ */
+export async function startCrawlReportConsumer(deps: {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  names: NatsNames;
+  pool: pg.Pool;
+  scheduler: CrawlScheduler;
+  log: Logger;
+}): Promise<{ stop(): Promise<void> }> {
+  const { names } = deps;
+  await ensureConsumer(deps.jsm, names.crawlReportsStream, {
+    durable_name: names.crawlReportsConsumer,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: 30e9,
+    max_deliver: -1,
+  });
+  const consumer = await deps.js.consumers.get(names.crawlReportsStream, names.crawlReportsConsumer);
+  const messages = await consumer.consume({ max_messages: 4 * REPORT_CONCURRENCY });
+  const running = new Set<Promise<void>>();
+  const done = (async () => {
+    for await (const msg of messages) {
+      let report: CrawlBatchReport;
+      try {
+        report = fromBinary(CrawlBatchReportSchema, msg.data);
+      } catch (err) {
+        deps.log.error({ err }, 'an undecodable crawl report was dropped');
+        msg.term('undecodable');
+        continue;
+      }
+      while (running.size >= REPORT_CONCURRENCY) await Promise.race(running);
+      const task = applyCrawlReport(deps.pool, report).then(
+        (changed) => {
+          msg.ack();
+          if (changed) deps.scheduler.kick(report.crawlId);
+        },
+        (err: unknown) => {
+          deps.log.error({ err, crawlId: report.crawlId }, 'applying a crawl report failed; it will be redelivered');
+          msg.nak(1000);
+        },
+      );
+      running.add(task);
+      void task.finally(() => running.delete(task));
+    }
+    await Promise.all(running);
+  })();
+  return {
+    async stop() {
+      await messages.close();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,355 @@
+import { z } from 'zod';
+import { CRAWL_LIMITS, CRAWL_STATUSES } from '../../../common/crawl-config.js';
+import { MAX_EXTRACTION_SCHEMA_BYTES } from '../../../common/limits.js';
+import { CALLER_TIERS } from '../../../common/tiers.js';
+import { ScrapeResult } from '../scrape/schemas.js';
+import { ExtractionSchema, HttpsUrl, HttpUrl } from '../shared/fields.js';
+
+const Pattern = z.string().min(1).max(CRAWL_LIMITS.maxPatternChars);
+const Patterns = z
+  .array(Pattern)
+  .max(CRAWL_LIMITS.maxPatterns)
+  .nullable()
+  .default(null)
+  .meta({ description: `Path globs: \`*\` one path segment, \`**\` any number; at most ${CRAWL_LIMITS.maxPatterns}.` });
+
+/** Custom headers: SPEC 8.4 allows 32 KB in all. */
+const MAX_HEADERS_BYTES = 32 * 1024;
+const HeaderName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name');
+const HeaderValue = z.string().refine((v) => !/[\r\n\0]/.test(v), 'header values must not hold line breaks');
+
+const CRAWL_FORMATS = ['text', 'json', 'json_v2', 'html', 'markdown'] as const;
+const PROFILES = ['auto', 'product', 'article', 'job_posting', 'faq', 'recipe', 'event'] as const;
+const WEBHOOK_EVENTS = ['crawl.started', 'crawl.page.completed', 'crawl.page.failed', 'crawl.completed', 'crawl.failed'] as const;
+
+const Webhook = z
+  .object({
+    url: HttpsUrl.meta({ description: 'HTTPS URL receiving the crawl events.' }),
+    events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).optional().meta({ description: 'Events to deliver; all five by default.' }),
+    secret: z.string().min(16).max(256).optional().meta({ description: 'Signs each delivery (X-Webhook-Signature, X-Webhook-Timestamp).' }),
+    headers: z.record(HeaderName, HeaderValue).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional().meta({ description: 'Echoed in every delivery.' }),
+  })
+  .strict()
+  .meta({ id: 'CrawlWebhook' });
+
+const S3Output = z
+  .object({
+    type: z.literal('s3'),
+    bucket: z.string().min(3).max(63),
+    credentials: z.object({ access_key_id: z.string().min(1), secret_access_key: z.string().min(1) }).strict(),
+    prefix: z.string().max(1024).optional(),
+    region: z.string().max(64).optional(),
+    format: z.enum(['jsonl', 'json']).optional(),
+  })
+  .strict();
+const GcsOutput = z
+  .object({
+    type: z.literal('gcs'),
+    bucket: z.string().min(3).max(222),
+    credentials: z.object({ service_account_json: z.string().min(1) }).strict(),
+    prefix: z.string().max(1024).optional(),
+  })
+  .strict();
+const WebhookStreamOutput = z
+  .object({ type: z.literal('webhook_stream'), url: HttpsUrl, signing: z.object({ secret: z.string().min(16).max(256) }).strict().optional() })
+  .strict();
+
+const Budget = z
+  .record(Pattern, z.number().int().min(0).max(CRAWL_LIMITS.maxPagesMax))
+  .refine((b) => Object.keys(b).length <= CRAWL_LIMITS.maxBudgetPatterns, `at most ${CRAWL_LIMITS.maxBudgetPatterns} patterns`)
+  .refine((b) => Object.keys(b).length > 0, 'budget must name at least one pattern')
+  .nullable()
+  .default(null)
+  .meta({ description: 'Path glob to the most pages crawled under it; `*` is the catch-all; the longest matching pattern governs a URL.' });
+
+export const CrawlRequest = z
+  .object({
+    url: HttpUrl.meta({ description: 'Start URL; its host is the scope of the crawl.' }),
+    max_pages: z.number().int().min(1).max(CRAWL_LIMITS.maxPagesMax).default(CRAWL_LIMITS.maxPagesDefault),
+    max_depth: z.number().int().min(0).max(CRAWL_LIMITS.maxDepthMax).default(CRAWL_LIMITS.maxDepthDefault).meta({ description: '0 crawls the start page only.' }),
+    include_patterns: Patterns,
+    exclude_patterns: Patterns.meta({ description: 'Path globs to leave out; exclude wins over include.' }),
+    formats: z
+      .array(z.enum(CRAWL_FORMATS))
+      .min(1)
+      .refine((f) => new Set(f).size === f.length, 'formats must not repeat')
+      .nullable()
+      .default(null)
+      .meta({ description: 'Per page; markdown when null.' }),
+    extraction_schema: ExtractionSchema.nullable().default(null).meta({ description: `JSON Schema applied to every page (at most ${MAX_EXTRACTION_SCHEMA_BYTES / 1024} KB).` }),
+    extraction_profile: z.enum(PROFILES).nullable().default(null),
+    webhook_url: HttpsUrl.nullable().default(null).meta({ description: 'Receives crawl.completed only, unsigned. Not with webhook.' }),
+    webhook: Webhook.nullable().default(null),
+    respect_robots: z.boolean().default(true),
+    include_subdomains: z.boolean().default(false),
+    sitemap: z
+      .union([z.enum(['include', 'skip', 'only']), z.boolean()])
+      .default('include')
+      .transform((v) => (v === true ? 'include' : v === false ? 'skip' : v))
+      .meta({ description: '`include` (default), `skip`, or `only`: the sitemaps\' URLs exclusively, no link extraction.' }),
+    sitemap_path: z.string().max(CRAWL_LIMITS.maxPatternChars).regex(/^\/\S*$/, 'sitemap_path must be a path starting with /').nullable().default(null),
+    cache: z.boolean().default(false).meta({ description: 'Keeps each fetched page for cache_ttl; a page read from the cache costs 0 credits.' }),
+    cache_ttl: z.number().int().min(CRAWL_LIMITS.cacheTtlMin).max(CRAWL_LIMITS.cacheTtlMax).default(CRAWL_LIMITS.cacheTtlDefault),
+    force_refresh: z.boolean().default(false).meta({ description: 'Fetches every page even when the cache holds it.' }),
+    headers: z
+      .record(HeaderName, HeaderValue)
+      .refine((h) => JSON.stringify(h).length <= MAX_HEADERS_BYTES, 'headers are at most 32 KB in all')
+      .nullable()
+      .default(null)
+      .meta({ description: 'Sent with every page request; Host, Connection, Content-Length, Transfer-Encoding and Accept-Encoding are the client\'s own.' }),
+    storage: z.enum(['redis', 's3', 'r2']).default('redis'),
+    advanced: z
+      .object({
+        render_js: z.boolean().default(false),
+        screenshot: z.boolean().default(false),
+        use_proxy: z.boolean().default(false),
+        wait_for: z.string().max(1_000).nullable().default(null),
+        timeout: z.number().int().min(1).max(300).default(CRAWL_LIMITS.fetchTimeoutDefaultS),
+      })
+      .strict()
+      .nullable()
+      .default(null),
+    cost_controls: z
+      .object({
+        max_credits: z.number().int().positive().optional().meta({ description: 'Caps the pages crawled at what this many credits pay for.' }),
+        max_tier: z.enum(CALLER_TIERS).optional(),
+        force_tier: z.enum(CALLER_TIERS).optional(),
+      })
+      .strict()
+      .refine((c) => !c.force_tier || !c.max_tier || Number(c.force_tier) <= Number(c.max_tier), { message: 'force_tier cannot exceed max_tier', path: ['force_tier'] })
+      .nullable()
+      .default(null),
+    priority: z
+      .object({
+        keywords: z.array(z.string().min(1).max(100)).max(CRAWL_LIMITS.maxKeywords).optional(),
+        boost_patterns: z.array(Pattern).max(CRAWL_LIMITS.maxPatterns).optional(),
+        demote_patterns: z.array(Pattern).max(CRAWL_LIMITS.maxPatterns).optional(),
+      })
+      .strict()
+      .nullable()
+      .default(null)
+      .meta({ description: 'Scores URLs 0 to 1; the frontier is scraped best first and the lowest are left out at max_pages.' }),
+    budget: Budget,
+    change_tracking: z
+      .object({
+        enabled: z.boolean().default(false),
+        tracking_id: z.string().min(1).max(200).optional(),
+        mode: z.enum(['content', 'structured']).default('content'),
+        include_diff: z.boolean().default(false),
+      })
+      .strict()
+      .nullable()
+      .default(null),
+    output: z.discriminatedUnion('type', [S3Output, GcsOutput, WebhookStreamOutput]).nullable().default(null),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if (r.webhook_url && r.webhook) ctx.addIssue({ code: 'custom', path: ['webhook_url'], message: 'webhook_url and webhook cannot be sent together' });
+    if (r.advanced?.screenshot && !r.advanced.render_js) ctx.addIssue({ code: 'custom', path: ['advanced', 'screenshot'], message: 'screenshot requires render_js: true' });
+  })
+  .meta({ id: 'CrawlRequest' });
+
+export const CrawlStarted = z
+  .object({
+    crawl_id: z.uuid(),
+    status: z.enum(CRAWL_STATUSES),
+    estimated_pages: z.number().int().meta({ description: 'Pages the crawl may scrape: max_pages, less when budget or max_credits cap it.' }),
+    total_enqueued: z.number().int(),
+    estimated_credits: z.number().meta({ description: 'Credits reserved now for estimated_pages; the unused part is refunded when the crawl ends.' }),
+    message: z.string(),
+  })
+  .meta({ id: 'CrawlStarted' });
+
+const CrawlBillingDoc = z
+  .object({
+    credits_debited: z.number().meta({ description: 'Reserved from the balance (at the start and at each resume).' }),
+    credits_used: z.number().meta({ description: 'Charged for pages scraped.' }),
+    credits_refunded: z.number(),
+    estimated_cost_usd: z.number(),
+    actual_cost_usd: z.number(),
+    is_byop: z.boolean(),
+    tier_breakdown: z.record(z.string(), z.number().int()).meta({ description: 'Pages scraped per tier; `cache` for pages read from the cache.' }),
+  })
+  .meta({ id: 'CrawlBilling' });
+
+const BudgetStatusDoc = z
+  .object({
+    budget: z.record(z.string(), z.number().int()),
+    counts: z.record(z.string(), z.number().int()).meta({ description: 'Pages taken per pattern.' }),
+    exhausted: z.array(z.string()),
+  })
+  .meta({ id: 'CrawlBudgetStatus' });
+
+export const CrawlPageResult = z
+  .object({
+    job_id: z.string().meta({ description: 'The page\'s id in events and results.' }),
+    url: z.string(),
+    depth: z.number().int(),
+    status: z.enum(['completed', 'failed']),
+    status_code: z.number().int().nullable(),
+    tier_used: z.string().nullable(),
+    credits_used: z.number(),
+    cached: z.boolean(),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    result: ScrapeResult.omit({ version: true, billing: true, job_id: true })
+      .nullable()
+      .meta({ description: 'The page as a scrape answers it; null for a failed page or a result past its 24-hour retention.' }),
+    completed_at: z.string(),
+  })
+  .meta({ id: 'CrawlPageResult' });
+
+export const CrawlStatusBody = z
+  .object({
+    crawl_id: z.string(),
+    url: z.string(),
+    status: z.enum(CRAWL_STATUSES),
+    total: z.number().int().meta({ description: 'Pages done, in progress and still to do within the allowance.' }),
+    completed: z.number().int(),
+    failed: z.number().int(),
+    in_progress: z.number().int(),
+    cancelled: z.number().int(),
+    credits_debited: z.number(),
+    current_depth: z.number().int(),
+    max_depth: z.number().int(),
+    max_pages: z.number().int(),
+    total_discovered: z.number().int().meta({ description: 'Distinct URLs found in the crawl\'s scope.' }),
+    billing: CrawlBillingDoc,
+    budget_status: BudgetStatusDoc,
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    completed_at: z.string().nullable(),
+    config: z.record(z.string(), z.unknown()).meta({ description: 'The request as run, defaults applied.' }),
+    results: z.array(CrawlPageResult).optional().meta({ description: 'With include_results=true: finished pages in discovery order, paged by results_limit and results_offset.' }),
+    results_total: z.number().int().optional(),
+  })
+  .meta({ id: 'CrawlStatus' });
+
+export const CrawlIdParam = z.object({ crawl_id: z.string().min(1).max(100) });
+
+const boolQuery = z
+  .enum(['true', 'false', '1', '0'])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
+
+export const CrawlStatusQuery = z
+  .object({
+    include_results: boolQuery,
+    results_limit: z.coerce.number().int().min(1).max(CRAWL_LIMITS.resultsLimitMax).default(CRAWL_LIMITS.resultsLimitDefault),
+    results_offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  })
+  .strict();
+
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(d)), 'must be a real date');
+
+export const CrawlListQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(CRAWL_LIMITS.listLimitMax).default(CRAWL_LIMITS.listLimitDefault),
+    offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+    status: z.enum(CRAWL_STATUSES).optional(),
+    domain: z.string().min(1).max(253).optional().meta({ description: 'Case-insensitive substring of the crawl\'s domain.' }),
+    date_from: Day.optional(),
+    date_to: Day.optional(),
+    sort: z.enum(['created_at', 'status']).default('created_at'),
+    order: z.enum(['asc', 'desc']).default('desc'),
+  })
+  .strict();
+
+export const CrawlListItem = z
+  .object({
+    crawl_id: z.string(),
+    url: z.string(),
+    status: z.enum(CRAWL_STATUSES),
+    total_pages: z.number().int(),
+    completed_pages: z.number().int(),
+    failed_pages: z.number().int(),
+    credits_debited: z.number(),
+    credits_used: z.number(),
+    credits_refunded: z.number(),
+    max_depth: z.number().int(),
+    max_pages: z.number().int(),
+    tier_breakdown: z.record(z.string(), z.number().int()),
+    created_at: z.string(),
+    updated_at: z.string(),
+    completed_at: z.string().nullable(),
+    duration_seconds: z.number().nullable(),
+  })
+  .meta({ id: 'CrawlListItem' });
+
+export const CrawlList = z
+  .object({ crawls: z.array(CrawlListItem), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
+  .meta({ id: 'CrawlList' });
+
+export const CrawlCancelled = z
+  .object({
+    crawl_id: z.string(),
+    status: z.literal('cancelled'),
+    cancelled_jobs: z.number().int().meta({ description: 'Pages that were queued or in progress, now cancelled.' }),
+    credits_refunded: z.number(),
+    credits_used: z.number(),
+    message: z.string(),
+  })
+  .meta({ id: 'CrawlCancelled' });
+
+export const CrawlResumeRequest = z
+  .object({
+    urls: z
+      .array(HttpUrl)
+      .max(CRAWL_LIMITS.maxResumeUrls)
+      .default([])
+      .meta({ description: 'More start URLs within the crawl\'s site, crawled at depth 0.' }),
+  })
+  .strict()
+  .meta({ id: 'CrawlResumeRequest' });
+
+export const CrawlResumed = z
+  .object({
+    crawl_id: z.string(),
+    status: z.literal('scraping'),
+    requeued: z.number().int().meta({ description: 'Failed and cancelled pages queued again.' }),
+    added_urls: z.number().int(),
+    credits_debited: z.number().meta({ description: 'Reserved for the work still to do; completed pages are never charged again.' }),
+    message: z.string(),
+  })
+  .meta({ id: 'CrawlResumed' });
+
+/** The `data` of each stream event (SPEC 6.5), by event name. */
+export const CrawlStreamEvents = z
+  .object({
+    'page.completed': z.object({
+      crawl_id: z.string(),
+      job_id: z.string(),
+      url: z.string(),
+      status: z.literal('completed'),
+      cost_microcents: z.number().int(),
+      tier_used: z.string(),
+      status_code: z.number().int(),
+    }),
+    'page.failed': z.object({ crawl_id: z.string(), job_id: z.string(), url: z.string(), status: z.literal('failed'), error: z.object({ code: z.string(), message: z.string() }) }),
+    'crawl.progress': z.object({
+      crawl_id: z.string(),
+      completed: z.number().int(),
+      failed: z.number().int(),
+      total: z.number().int(),
+      credits_used: z.number(),
+      current_depth: z.number().int(),
+    }),
+    'crawl.completed': z.object({
+      crawl_id: z.string(),
+      status: z.enum(['completed', 'partial', 'failed', 'cancelled']),
+      total: z.number().int(),
+      completed: z.number().int(),
+      failed: z.number().int(),
+      credits_used: z.number(),
+      credits_refunded: z.number(),
+      error: z.object({ code: z.string(), message: z.string() }).optional(),
+    }),
+    heartbeat: z.object({ timestamp: z.string() }),
+    timeout: z.object({ message: z.string(), last_event_id: z.number().int() }),
+  })
+  .meta({
+    id: 'CrawlStreamEvents',
+    description:
+      'The stream is text/event-stream; each event has `event:` (one of these names), `data:` (this JSON) and, for stored events, an increasing integer `id:`. heartbeat and timeout carry no id.',
+  });

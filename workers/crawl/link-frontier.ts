@@ -1,0 +1,68 @@
+import { budgetMatcher, type CrawlConfig } from '../../common/crawl-config.js';
+import { compilePathGlob, matchablePath, PathFilter } from '../../common/path-globs.js';
+import { normalizeUrl } from '../../common/url-normalizer.js';
+import { create } from '@bufbuild/protobuf';
+import { DiscoveredLinkSchema, type DiscoveredLink } from '../../proto/gen/trawl/v1/crawl_pb.js';
+import { DomainScope } from '../discovery/domain-scope.js';
+import type { ExtractedLink } from '../discovery/link-extractor.js';
+import { relevanceScore } from '../discovery/relevance.js';
+
+/** A URL's priority without a `priority` object: every page alike, so the frontier runs breadth-first. */
+export const NEUTRAL_SCORE = 0.5;
+const KEYWORD_WEIGHT = 0.4;
+const BOOST = 0.3;
+const DEMOTE = 0.4;
+
+/**
+ * What a crawl's configuration says about URLs it finds: whether they belong
+ * to the crawl (host scope, include and exclude patterns), their priority
+ * score and their budget pattern.
+ */
+export interface CrawlRules {
+  admits(url: string): boolean;
+  /**
+   * 0 to 1: 0.5, plus up to 0.4 for the `priority.keywords` matching the
+   * path or anchor text (the map's relevance score), plus 0.3 on a boost
+   * pattern, minus 0.4 on a demote pattern.
+   */
+  score(url: string, anchorText: string): number;
+  budgetKey(url: string): string | null;
+}
+
+export function crawlRules(config: CrawlConfig): CrawlRules {
+  const scope = new DomainScope(config.url, { includeSubdomains: config.include_subdomains });
+  const paths = new PathFilter({ include: config.include_patterns, exclude: config.exclude_patterns });
+  const keywords = (config.priority?.keywords ?? []).join(' ');
+  const boost = (config.priority?.boost_patterns ?? []).map(compilePathGlob);
+  const demote = (config.priority?.demote_patterns ?? []).map(compilePathGlob);
+  const budget = budgetMatcher(config.budget);
+  return {
+    admits: (url) => scope.contains(url) && paths.allows(url),
+    score(url, anchorText) {
+      if (!keywords && boost.length === 0 && demote.length === 0) return NEUTRAL_SCORE;
+      const path = matchablePath(url);
+      let score = NEUTRAL_SCORE;
+      if (keywords) score += KEYWORD_WEIGHT * relevanceScore(keywords, { path: new URL(url).pathname, anchorText });
+      if (boost.some((m) => m(path))) score += BOOST;
+      if (demote.some((m) => m(path))) score -= DEMOTE;
+      return Math.round(Math.min(1, Math.max(0, score)) * 10_000) / 10_000;
+    },
+    budgetKey: budget,
+  };
+}
+
+/** The links of a page that join the frontier: normalised, in the crawl's scope, each once, one level deeper. */
+export function frontierLinks(links: readonly ExtractedLink[], depth: number, rules: CrawlRules): DiscoveredLink[] {
+  const byUrl = new Map<string, string[]>();
+  for (const link of links) {
+    const url = normalizeUrl(link.url);
+    if (url === null || !rules.admits(url)) continue;
+    const texts = byUrl.get(url);
+    if (texts) {
+      if (link.text && texts.length < 10) texts.push(link.text);
+    } else byUrl.set(url, link.text ? [link.text] : []);
+  }
+  return [...byUrl].map(([url, texts]) =>
+    create(DiscoveredLinkSchema, { url, depth: depth + 1, score: rules.score(url, texts.join('\n')), source: 'link', budgetKey: rules.budgetKey(url) ?? '' }),
+  );
+}

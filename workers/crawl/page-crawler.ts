@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import { create } from '@bufbuild/protobuf';
+import type { Redis } from 'ioredis';
+import { CRAWL_LIMITS, type CrawlConfig } from '../../common/crawl-config.js';
+import { publicFailure } from '../../common/errors.js';
+import type { RedisKeys } from '../../common/redis-keys.js';
+import { CRAWL_TIER } from '../../common/tiers.js';
+import { CrawlPageOutcomeSchema, type CrawlPageOutcome, type CrawlPageTask } from '../../proto/gen/trawl/v1/crawl_pb.js';
+import { PipelineOptionsSchema } from '../../proto/gen/trawl/v1/work_pb.js';
+import { extractLinks } from '../discovery/link-extractor.js';
+import { decodeText } from '../fetching/charset.js';
+import type { FetchedPage, FetchOutcome } from '../fetching/fetch-result.js';
+import { fetchPage, type FetchConfig } from '../fetching/http-fetcher.js';
+import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipeline.js';
+import type { DomainLease } from '../runtime/domain-lease.js';
+import type { HostPacing } from './host-pacing.js';
+import { frontierLinks, type CrawlRules } from './link-frontier.js';
+import { readCachedPage, writeCachedPage } from './page-cache.js';
+import type { RobotsCache } from './robots-cache.js';
+import type { Slots } from './slots.js';
+
+export interface PageCrawlDeps {
+  fetchConfig: FetchConfig;
+  robots: RobotsCache;
+  pacing: HostPacing;
+  lease: DomainLease;
+  pipeline: ContentPipeline;
+  /**
+   * One per pipeline thread: a document goes to the pipeline only when a
+   * thread is free, so its time budget is spent processing, not queueing.
+   */
+  pipelineSlots: Slots;
+  redis: Redis;
+  keys: RedisKeys;
+  workerId: string;
+  resultTtlSeconds: number;
+}
+
+/** What a crawl's batch knows while it runs. */
+export interface CrawlScope {
+  crawlId: string;
+  config: CrawlConfig;
+  rules: CrawlRules;
+  deadlineMs: number;
+  signal: AbortSignal;
+}
+
+/** Formats of a crawl page when the request names none. */
+const DEFAULT_FORMATS = ['markdown'];
+/** First pause after a 429 or 503, doubled on each retry. */
+const BACKOFF_BASE_MS = 1_000;
+const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+/** A digest of a page URL, naming its stored result and cache entry. */
+export function pageDigest(url: string): string {
+  return createHash('sha256').update(url).digest('base64url').slice(0, 32);
+}
+
+function failed(url: string, code: string, message: string, statusCode = 0): CrawlPageOutcome {
+  return create(CrawlPageOutcomeSchema, { url, ok: false, errorCode: code, errorMessage: message, statusCode, tier: CRAWL_TIER });
+}
+
+/**
+ * Fetches a page politely: after robots.txt allows it, within the host's
+ * pace (Crawl-delay, pauses after 429 and 503) and holding a slot of the
+ * host's concurrency lease; a 429 or 503 answer pauses the host for every
+ * worker and is retried with a doubling pause.
+ */
+async function politeFetch(page: CrawlPageTask, scope: CrawlScope, deps: PageCrawlDeps, delayMs: number): Promise<FetchOutcome> {
+  const host = new URL(page.url).hostname;
+  const timeoutMs = (scope.config.advanced?.timeout ?? CRAWL_LIMITS.fetchTimeoutDefaultS) * 1000;
+  let outcome: FetchOutcome | undefined;
+  for (let attempt = 0; ; attempt++) {
+    if (!(await deps.pacing.wait(host, delayMs, scope.signal))) return { kind: 'failed', code: 'TIMEOUT', message: 'The crawl batch ran out of time', escalate: false };
+    const left = scope.deadlineMs - Date.now();
+    const lease = await deps.lease.acquireWithWait(host, `${deps.workerId}:${page.url}`, { waitMs: Math.max(0, left), signal: scope.signal });
+    if (!lease) return { kind: 'failed', code: 'TIMEOUT', message: `Every concurrency slot for ${host} stayed busy`, escalate: false };
+    try {
+      outcome = await fetchPage(
+        { url: page.url, method: 'GET', ...(scope.config.headers ? { headers: scope.config.headers } : {}), timeoutMs: Math.max(1, Math.min(timeoutMs, scope.deadlineMs - Date.now())), signal: scope.signal },
+        deps.fetchConfig,
+      );
+    } finally {
+      void lease.release().catch(() => undefined);
+    }
+    const status = outcome.statusCode ?? 0;
+    if (!RETRY_STATUSES.has(status) || attempt >= CRAWL_LIMITS.backoffRetries) return outcome;
+    await deps.pacing.pause(host, BACKOFF_BASE_MS * 2 ** attempt);
+  }
+}
+
+/**
+ * One page of a crawl: robots.txt, the cache or a polite fetch, the links
+ * that join the frontier, the content pipeline, and the result stored in
+ * Redis. Never throws: every failure is the page's outcome.
+ */
+export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: PageCrawlDeps): Promise<CrawlPageOutcome> {
+  const { config } = scope;
+  const started = Date.now();
+  try {
+    let delayMs = 0;
+    if (config.respect_robots) {
+      const policy = await deps.robots.policyFor(page.url);
+      if (!policy.isAllowed(page.url)) return create(CrawlPageOutcomeSchema, { url: page.url, disallowed: true });
+      delayMs = (policy.crawlDelay ?? 0) * 1000;
+    }
+    const digest = pageDigest(page.url);
+    const cacheKey = deps.keys.crawlCache(digest);
+    let fetched: FetchedPage | null = config.cache && !config.force_refresh ? await readCachedPage(deps.redis, cacheKey) : null;
+    const cached = fetched !== null;
+    if (!fetched) {
+      const outcome = await politeFetch(page, scope, deps, delayMs);
+      if (outcome.kind === 'failed') return failed(page.url, outcome.code, outcome.message, outcome.statusCode ?? 0);
+      fetched = outcome;
+      if (config.cache) await writeCachedPage(deps.redis, cacheKey, fetched, config.cache_ttl);
+    }
+    const followLinks = config.sitemap !== 'only' && page.depth < config.max_depth && /html/i.test(fetched.contentType);
+    const links = followLinks ? frontierLinks(extractLinks(decodeText(fetched.body, fetched.charset), fetched.finalUrl).links, page.depth, scope.rules) : [];
+    const result = await deps.pipelineSlots.run(() =>
+      deps.pipeline.process(
+      {
+        bytes: fetched.body,
+        charset: fetched.charset,
+        input: {
+          ...pipelineInput(
+            create(PipelineOptionsSchema, {
+              formats: config.formats ?? DEFAULT_FORMATS,
+              onlyMainContent: true,
+              ...(config.extraction_schema ? { extractionSchema: config.extraction_schema as never } : {}),
+              ...(config.extraction_profile ? { extractionProfile: config.extraction_profile } : {}),
+            }),
+          ),
+          contentType: fetched.contentType,
+          url: fetched.finalUrl,
+          endpoint: 'scrape',
+        },
+        source: {
+          url: page.url,
+          finalUrl: fetched.finalUrl,
+          statusCode: fetched.statusCode,
+          headers: fetched.headers,
+          responseTimeMs: fetched.timings.totalMs,
+          sizeBytes: fetched.bytes,
+          includeRawHtml: false,
+          contentAsFormats: false,
+        },
+      },
+      { deadlineMs: scope.deadlineMs },
+      ),
+    );
+    const resultKey = deps.keys.crawlPageResult(scope.crawlId, digest);
+    await deps.redis.set(resultKey, Buffer.from(result.buffer, result.byteOffset, result.byteLength), 'EX', deps.resultTtlSeconds);
+    return create(CrawlPageOutcomeSchema, {
+      url: page.url,
+      ok: true,
+      statusCode: fetched.statusCode,
+      tier: CRAWL_TIER,
+      resultKey,
+      cached,
+      links,
+      fetchMs: BigInt(Date.now() - started),
+    });
+  } catch (err) {
+    const failure = publicFailure(err, 'EXTRACTION_FAILED', 'The page could not be processed');
+    return failed(page.url, failure.code, failure.message);
+  }
+}
