@@ -7,6 +7,8 @@ export interface RedisKeys {
   result(jobId: string, attemptId: string): string;
   /** Marks an attempt whose final report went out, so a redelivered task is skipped. */
   attemptFinished(attemptId: string): string;
+  /** A webhook delivery attempt's report as published (`<delivery>:<attempt>`), so a redelivered task is not sent again. */
+  webhookAttemptReported(attemptMessageId: string): string;
   /** A scrape request body too large to travel inside the task. */
   scrapeBody(jobId: string): string;
   /** Caller-supplied content for /api/v1/extract. */
@@ -30,6 +32,7 @@ export function redisKeys(prefix: string): RedisKeys {
   return {
     result: (jobId, attemptId) => `${prefix}result:${jobId}:${attemptId}`,
     attemptFinished: (attemptId) => `${prefix}attempt-finished:${attemptId}`,
+    webhookAttemptReported: (id) => `${prefix}webhook-attempt:${id}`,
     scrapeBody: (jobId) => `${prefix}scrape-body:${jobId}`,
     extractInput: (jobId) => `${prefix}extract-input:${jobId}`,
     domainLeasePrefix: `${prefix}domain-lease:`,

@@ -18,6 +18,9 @@ import { writeBillingSettings } from './billing/billing-settings.js';
 import { createPaymentProvider } from './billing/payment-provider.js';
 import { createExtractService } from './extract/extract-service.js';
 import { createMapService } from './map/map-service.js';
+import { startDeliveryDispatcher } from './events/delivery-dispatcher.js';
+import { startDeliveryReportConsumer } from './events/delivery-reports.js';
+import { startOutboxRelay } from './events/outbox-relay.js';
 import { createHealthService } from './health/health-service.js';
 import { startWorkerRegistry } from './health/worker-registry.js';
 import { startJobSignals } from './jobs/job-signals.js';
@@ -51,6 +54,9 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const workers = startWorkerRegistry(nc, names, { windowMs: 15_000 });
   const reports = await startReportConsumer({ js, jsm, names, pool, dispatcher, signals, log });
   const sweeper = startSweeper({ pool, dispatcher, signals, log }, { intervalMs: 2_000, unpublishedAfterMs: 3_000 });
+  const deliveries = startDeliveryDispatcher({ pool, js, names, log });
+  const relay = await startOutboxRelay({ pool, js, names, redis, log, deliveriesCreated: deliveries.wake });
+  const deliveryReports = await startDeliveryReportConsumer({ js, jsm, names, pool, log, retryDelaysMs: config.webhooks.retryDelaysMs });
 
   const jobs = createJobLoader({ pool, redis, resultTtlSeconds: config.resultTtlSeconds });
   const sessionTokens = createSessionTokens(config.session);
@@ -93,6 +99,9 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
     async stop() {
       server.close();
       await sweeper.stop();
+      await relay.stop();
+      await deliveries.stop();
+      await deliveryReports.stop();
       await reports.stop();
       await dispatcher.stop();
       workers.stop();

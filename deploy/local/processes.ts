@@ -15,6 +15,7 @@ export const ROLES = {
   'fetch-t1': 'workers/fetch-t1/worker.ts',
   extract: 'workers/extract/worker.ts',
   map: 'workers/map/worker.ts',
+  webhooks: 'workers/webhooks/worker.ts',
   analytics: 'analytics/main.ts',
 } as const;
 

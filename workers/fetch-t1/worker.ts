@@ -1,4 +1,4 @@
-import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
+import { createGuardedDispatcher } from '../../common/ssrf-guard.js';
 import { contentPipelineFromConfig } from '../pipeline/content-pipeline.js';
 import { createDomainLease } from '../runtime/domain-lease.js';
 import { runWorker } from '../runtime/run-worker.js';
