@@ -2,6 +2,7 @@ import { redisKeys } from '../../common/redis-keys.js';
 import { bootIsolatedStack, createAccountWithKey, waitForWorkers, type IsolatedStack } from '../../deploy/local/isolated-stack.js';
 import { startOpenAiTestServer, type OpenAiTestServer } from '../fixtures/openai-server.js';
 import { startPaymentTestServer, type PaymentTestServer } from '../fixtures/payment-provider-server.js';
+import { testCa } from '../fixtures/test-ca.js';
 
 export type TestStack = IsolatedStack & { llm: OpenAiTestServer; payments: PaymentTestServer };
 export { waitForWorkers };
@@ -30,6 +31,10 @@ export function getStack(): Promise<TestStack> {
         TRAWL_PAYMENT_BASE_URL: payments.baseUrl,
         TRAWL_PAYMENT_SECRET_KEY: payments.secretKey,
         TRAWL_PAYMENT_WEBHOOK_SECRET: payments.webhookSecret,
+        // Webhook receivers in the suites speak HTTPS with certificates of a private CA the operator trusts.
+        NODE_EXTRA_CA_CERTS: testCa().caPath,
+        // Retries 1 and 2 seconds apart instead of 1 and 5 minutes, so the suites can watch the schedule.
+        TRAWL_WEBHOOK_RETRY_DELAYS_MS: '1000,2000',
       },
     });
     await waitForWorkers(stack.baseUrl, 30_000, 'extract');
