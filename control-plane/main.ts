@@ -9,6 +9,8 @@ import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
+import { WebhookService } from '../proto/gen/trawl/v1/webhooks_pb.js';
+import { createWebhookService, WEBHOOK_METHOD_AUTH } from './webhooks/webhook-service.js';
 import { ACCOUNT_METHOD_AUTH, createAccountService } from './accounts/account-service.js';
 import { createAuthenticator } from './accounts/authenticator.js';
 import { createSessionAuthenticator } from './accounts/session-authenticator.js';
@@ -69,7 +71,8 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const redirects = createRedirectPolicy({ production: config.env === 'production', publicBaseUrl: config.publicBaseUrl, allowlist: config.oauth.redirectAllowlist });
   const server = createControlPlaneServer({
     routes: (router) => {
-      router.service(ScrapeService, createScrapeService({ ...services, availableTiers: config.availableTiers, entitlement: limits.dispatch }));
+      router.service(ScrapeService, createScrapeService({ ...services, availableTiers: config.availableTiers, entitlement: limits.dispatch, guard: config.ssrf }));
+      router.service(WebhookService, createWebhookService({ pool, nc, names, guard: config.ssrf }));
       router.service(ExtractService, createExtractService(services));
       router.service(MapService, createMapService(services));
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));
@@ -86,6 +89,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       ...BILLING_METHOD_AUTH,
       ...OAUTH_METHOD_AUTH,
       ...KEY_METHOD_AUTH,
+      ...WEBHOOK_METHOD_AUTH,
     ]),
     rateLimits: limits.interceptor,
     keyLimits,

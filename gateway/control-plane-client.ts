@@ -6,6 +6,7 @@ import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { MapService } from '../proto/gen/trawl/v1/map_pb.js';
+import { WebhookService } from '../proto/gen/trawl/v1/webhooks_pb.js';
 import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 
@@ -15,6 +16,7 @@ export interface ControlPlane {
   extract: Client<typeof ExtractService>;
   map: Client<typeof MapService>;
   accounts: Client<typeof AccountService>;
+  webhooks: Client<typeof WebhookService>;
   billing: Client<typeof BillingService>;
   oauth: Client<typeof OAuthService>;
   apiKeys: Client<typeof ApiKeyService>;
@@ -37,6 +39,7 @@ export function createControlPlaneClient(baseUrl: string): ControlPlane {
     extract: createClient(ExtractService, transport),
     map: createClient(MapService, transport),
     accounts: createClient(AccountService, transport),
+    webhooks: createClient(WebhookService, transport),
     billing: createClient(BillingService, transport),
     oauth: createClient(OAuthService, transport),
     apiKeys: createClient(ApiKeyService, transport),

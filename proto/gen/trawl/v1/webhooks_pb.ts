@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/webhooks.proto.
  */
 export const file_trawl_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("Chd0cmF3bC92MS93ZWJob29rcy5wcm90bxIIdHJhd2wudjEi0AEKB1dlYmhvb2sSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRILCgN1cmwYAyABKAkSDgoGZXZlbnRzGAQgAygJEhEKCWlzX2FjdGl2ZRgFIAEoCBIVCg1mYWlsdXJlX2NvdW50GAYgASgFEhMKBnNlY3JldBgHIAEoCUgAiAEBEhIKCmNyZWF0ZWRfYXQYCCABKAkSHAoPbGFzdF9zdWNjZXNzX2F0GAkgASgJSAGIAQFCCQoHX3NlY3JldEISChBfbGFzdF9zdWNjZXNzX2F0IkEKFENyZWF0ZVdlYmhvb2tSZXF1ZXN0EgwKBG5hbWUYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCSIvChNMaXN0V2ViaG9va3NSZXF1ZXN0EhgKEGluY2x1ZGVfaW5hY3RpdmUYASABKAgiSgoUTGlzdFdlYmhvb2tzUmVzcG9uc2USIwoId2ViaG9va3MYASADKAsyES50cmF3bC52MS5XZWJob29rEg0KBXRvdGFsGAIgASgFIiAKCldlYmhvb2tSZWYSEgoKd2ViaG9va19pZBgBIAEoCSI8ChJUZXN0V2ViaG9va1JlcXVlc3QSEgoKd2ViaG9va19pZBgBIAEoCRISCgpldmVudF90eXBlGAIgASgJIogBChNUZXN0V2ViaG9va1Jlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgSGAoLc3RhdHVzX2NvZGUYAiABKAVIAIgBARIYChByZXNwb25zZV90aW1lX21zGAMgASgDEhIKBWVycm9yGAQgASgJSAGIAQFCDgoMX3N0YXR1c19jb2RlQggKBl9lcnJvciJaChVMaXN0RGVsaXZlcmllc1JlcXVlc3QSEgoKd2ViaG9va19pZBgBIAEoCRINCgVsaW1pdBgCIAEoBRITCgZzdGF0dXMYAyABKAlIAIgBAUIJCgdfc3RhdHVzIqACCg9XZWJob29rRGVsaXZlcnkSCgoCaWQYASABKAkSEgoKZXZlbnRfdHlwZRgCIAEoCRIOCgZzdGF0dXMYAyABKAkSFQoNYXR0ZW1wdF9jb3VudBgEIAEoBRIUCgxtYXhfYXR0ZW1wdHMYBSABKAUSIQoUcmVzcG9uc2Vfc3RhdHVzX2NvZGUYBiABKAVIAIgBARIdChByZXNwb25zZV90aW1lX21zGAcgASgDSAGIAQESGgoNZXJyb3JfbWVzc2FnZRgIIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYCSABKAlCFwoVX3Jlc3BvbnNlX3N0YXR1c19jb2RlQhMKEV9yZXNwb25zZV90aW1lX21zQhAKDl9lcnJvcl9tZXNzYWdlIlYKFkxpc3REZWxpdmVyaWVzUmVzcG9uc2USLQoKZGVsaXZlcmllcxgBIAMoCzIZLnRyYXdsLnYxLldlYmhvb2tEZWxpdmVyeRINCgV0b3RhbBgCIAEoBSItChtSZXF1ZXN0U2lnbmluZ1NlY3JldFJlcXVlc3QSDgoGcm90YXRlGAEgASgIIiYKFFJlcXVlc3RTaWduaW5nU2VjcmV0Eg4KBnNlY3JldBgBIAEoCSLDAQoTV2ViaG9va0RlbGl2ZXJ5VGFzaxITCgtkZWxpdmVyeV9pZBgBIAEoCRIPCgdhdHRlbXB0GAIgASgFEgsKA3VybBgDIAEoCRIMCgRib2R5GAQgASgMEjsKB2hlYWRlcnMYBSADKAsyKi50cmF3bC52MS5XZWJob29rRGVsaXZlcnlUYXNrLkhlYWRlcnNFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASLcAQoVV2ViaG9va0RlbGl2ZXJ5UmVwb3J0EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEg8KB2F0dGVtcHQYAiABKAUSDwoHc3VjY2VzcxgDIAEoCBIYCgtzdGF0dXNfY29kZRgEIAEoBUgAiAEBEhgKEHJlc3BvbnNlX3RpbWVfbXMYBSABKAMSEgoFZXJyb3IYBiABKAlIAYgBARIXCg9zdGFydGVkX3VuaXhfbXMYByABKAMSEQoJd29ya2VyX2lkGAggASgJQg4KDF9zdGF0dXNfY29kZUIICgZfZXJyb3IymQQKDldlYmhvb2tTZXJ2aWNlEkIKDUNyZWF0ZVdlYmhvb2sSHi50cmF3bC52MS5DcmVhdGVXZWJob29rUmVxdWVzdBoRLnRyYXdsLnYxLldlYmhvb2sSTQoMTGlzdFdlYmhvb2tzEh0udHJhd2wudjEuTGlzdFdlYmhvb2tzUmVxdWVzdBoeLnRyYXdsLnYxLkxpc3RXZWJob29rc1Jlc3BvbnNlEkoKC1Rlc3RXZWJob29rEhwudHJhd2wudjEuVGVzdFdlYmhvb2tSZXF1ZXN0Gh0udHJhd2wudjEuVGVzdFdlYmhvb2tSZXNwb25zZRI3CgxSb3RhdGVTZWNyZXQSFC50cmF3bC52MS5XZWJob29rUmVmGhEudHJhd2wudjEuV2ViaG9vaxJTCg5MaXN0RGVsaXZlcmllcxIfLnRyYXdsLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBogLnRyYXdsLnYxLkxpc3REZWxpdmVyaWVzUmVzcG9uc2USOAoNRW5hYmxlV2ViaG9vaxIULnRyYXdsLnYxLldlYmhvb2tSZWYaES50cmF3bC52MS5XZWJob29rEmAKF0dldFJlcXVlc3RTaWduaW5nU2VjcmV0EiUudHJhd2wudjEuUmVxdWVzdFNpZ25pbmdTZWNyZXRSZXF1ZXN0Gh4udHJhd2wudjEuUmVxdWVzdFNpZ25pbmdTZWNyZXRiBnByb3RvMw");
+  fileDesc("Chd0cmF3bC92MS93ZWJob29rcy5wcm90bxIIdHJhd2wudjEi0AEKB1dlYmhvb2sSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRILCgN1cmwYAyABKAkSDgoGZXZlbnRzGAQgAygJEhEKCWlzX2FjdGl2ZRgFIAEoCBIVCg1mYWlsdXJlX2NvdW50GAYgASgFEhMKBnNlY3JldBgHIAEoCUgAiAEBEhIKCmNyZWF0ZWRfYXQYCCABKAkSHAoPbGFzdF9zdWNjZXNzX2F0GAkgASgJSAGIAQFCCQoHX3NlY3JldEISChBfbGFzdF9zdWNjZXNzX2F0IkEKFENyZWF0ZVdlYmhvb2tSZXF1ZXN0EgwKBG5hbWUYASABKAkSCwoDdXJsGAIgASgJEg4KBmV2ZW50cxgDIAMoCSIvChNMaXN0V2ViaG9va3NSZXF1ZXN0EhgKEGluY2x1ZGVfaW5hY3RpdmUYASABKAgiSgoUTGlzdFdlYmhvb2tzUmVzcG9uc2USIwoId2ViaG9va3MYASADKAsyES50cmF3bC52MS5XZWJob29rEg0KBXRvdGFsGAIgASgFIiAKCldlYmhvb2tSZWYSEgoKd2ViaG9va19pZBgBIAEoCSIXChVEZWxldGVXZWJob29rUmVzcG9uc2UiPAoSVGVzdFdlYmhvb2tSZXF1ZXN0EhIKCndlYmhvb2tfaWQYASABKAkSEgoKZXZlbnRfdHlwZRgCIAEoCSKIAQoTVGVzdFdlYmhvb2tSZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIEhgKC3N0YXR1c19jb2RlGAIgASgFSACIAQESGAoQcmVzcG9uc2VfdGltZV9tcxgDIAEoAxISCgVlcnJvchgEIAEoCUgBiAEBQg4KDF9zdGF0dXNfY29kZUIICgZfZXJyb3IiWgoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EhIKCndlYmhvb2tfaWQYASABKAkSDQoFbGltaXQYAiABKAUSEwoGc3RhdHVzGAMgASgJSACIAQFCCQoHX3N0YXR1cyKgAgoPV2ViaG9va0RlbGl2ZXJ5EgoKAmlkGAEgASgJEhIKCmV2ZW50X3R5cGUYAiABKAkSDgoGc3RhdHVzGAMgASgJEhUKDWF0dGVtcHRfY291bnQYBCABKAUSFAoMbWF4X2F0dGVtcHRzGAUgASgFEiEKFHJlc3BvbnNlX3N0YXR1c19jb2RlGAYgASgFSACIAQESHQoQcmVzcG9uc2VfdGltZV9tcxgHIAEoA0gBiAEBEhoKDWVycm9yX21lc3NhZ2UYCCABKAlIAogBARISCgpjcmVhdGVkX2F0GAkgASgJQhcKFV9yZXNwb25zZV9zdGF0dXNfY29kZUITChFfcmVzcG9uc2VfdGltZV9tc0IQCg5fZXJyb3JfbWVzc2FnZSJWChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEi0KCmRlbGl2ZXJpZXMYASADKAsyGS50cmF3bC52MS5XZWJob29rRGVsaXZlcnkSDQoFdG90YWwYAiABKAUiLQobUmVxdWVzdFNpZ25pbmdTZWNyZXRSZXF1ZXN0Eg4KBnJvdGF0ZRgBIAEoCCImChRSZXF1ZXN0U2lnbmluZ1NlY3JldBIOCgZzZWNyZXQYASABKAkiwwEKE1dlYmhvb2tEZWxpdmVyeVRhc2sSEwoLZGVsaXZlcnlfaWQYASABKAkSDwoHYXR0ZW1wdBgCIAEoBRILCgN1cmwYAyABKAkSDAoEYm9keRgEIAEoDBI7CgdoZWFkZXJzGAUgAygLMioudHJhd2wudjEuV2ViaG9va0RlbGl2ZXJ5VGFzay5IZWFkZXJzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi3AEKFVdlYmhvb2tEZWxpdmVyeVJlcG9ydBITCgtkZWxpdmVyeV9pZBgBIAEoCRIPCgdhdHRlbXB0GAIgASgFEg8KB3N1Y2Nlc3MYAyABKAgSGAoLc3RhdHVzX2NvZGUYBCABKAVIAIgBARIYChByZXNwb25zZV90aW1lX21zGAUgASgDEhIKBWVycm9yGAYgASgJSAGIAQESFwoPc3RhcnRlZF91bml4X21zGAcgASgDEhEKCXdvcmtlcl9pZBgIIAEoCUIOCgxfc3RhdHVzX2NvZGVCCAoGX2Vycm9yMuEECg5XZWJob29rU2VydmljZRJCCg1DcmVhdGVXZWJob29rEh4udHJhd2wudjEuQ3JlYXRlV2ViaG9va1JlcXVlc3QaES50cmF3bC52MS5XZWJob29rEk0KDExpc3RXZWJob29rcxIdLnRyYXdsLnYxLkxpc3RXZWJob29rc1JlcXVlc3QaHi50cmF3bC52MS5MaXN0V2ViaG9va3NSZXNwb25zZRJKCgtUZXN0V2ViaG9vaxIcLnRyYXdsLnYxLlRlc3RXZWJob29rUmVxdWVzdBodLnRyYXdsLnYxLlRlc3RXZWJob29rUmVzcG9uc2USNwoMUm90YXRlU2VjcmV0EhQudHJhd2wudjEuV2ViaG9va1JlZhoRLnRyYXdsLnYxLldlYmhvb2sSUwoOTGlzdERlbGl2ZXJpZXMSHy50cmF3bC52MS5MaXN0RGVsaXZlcmllc1JlcXVlc3QaIC50cmF3bC52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlEjgKDUVuYWJsZVdlYmhvb2sSFC50cmF3bC52MS5XZWJob29rUmVmGhEudHJhd2wudjEuV2ViaG9vaxJGCg1EZWxldGVXZWJob29rEhQudHJhd2wudjEuV2ViaG9va1JlZhofLnRyYXdsLnYxLkRlbGV0ZVdlYmhvb2tSZXNwb25zZRJgChdHZXRSZXF1ZXN0U2lnbmluZ1NlY3JldBIlLnRyYXdsLnYxLlJlcXVlc3RTaWduaW5nU2VjcmV0UmVxdWVzdBoeLnRyYXdsLnYxLlJlcXVlc3RTaWduaW5nU2VjcmV0YgZwcm90bzM");
 
 /**
  * @generated from message trawl.v1.Webhook
@@ -153,6 +153,19 @@ export const WebhookRefSchema: GenMessage<WebhookRef> = /*@__PURE__*/
   messageDesc(file_trawl_v1_webhooks, 4);
 
 /**
+ * @generated from message trawl.v1.DeleteWebhookResponse
+ */
+export type DeleteWebhookResponse = Message<"trawl.v1.DeleteWebhookResponse"> & {
+};
+
+/**
+ * Describes the message trawl.v1.DeleteWebhookResponse.
+ * Use `create(DeleteWebhookResponseSchema)` to create a new message.
+ */
+export const DeleteWebhookResponseSchema: GenMessage<DeleteWebhookResponse> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_webhooks, 5);
+
+/**
  * @generated from message trawl.v1.TestWebhookRequest
  */
 export type TestWebhookRequest = Message<"trawl.v1.TestWebhookRequest"> & {
@@ -172,7 +185,7 @@ export type TestWebhookRequest = Message<"trawl.v1.TestWebhookRequest"> & {
  * Use `create(TestWebhookRequestSchema)` to create a new message.
  */
 export const TestWebhookRequestSchema: GenMessage<TestWebhookRequest> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_webhooks, 5);
+  messageDesc(file_trawl_v1_webhooks, 6);
 
 /**
  * @generated from message trawl.v1.TestWebhookResponse
@@ -204,7 +217,7 @@ export type TestWebhookResponse = Message<"trawl.v1.TestWebhookResponse"> & {
  * Use `create(TestWebhookResponseSchema)` to create a new message.
  */
 export const TestWebhookResponseSchema: GenMessage<TestWebhookResponse> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_webhooks, 6);
+  messageDesc(file_trawl_v1_webhooks, 7);
 
 /**
  * @generated from message trawl.v1.ListDeliveriesRequest
@@ -231,7 +244,7 @@ export type ListDeliveriesRequest = Message<"trawl.v1.ListDeliveriesRequest"> & 
  * Use `create(ListDeliveriesRequestSchema)` to create a new message.
  */
 export const ListDeliveriesRequestSchema: GenMessage<ListDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_webhooks, 7);
+  messageDesc(file_trawl_v1_webhooks, 8);
 
 /**
  * @generated from message trawl.v1.WebhookDelivery
@@ -288,7 +301,7 @@ export type WebhookDelivery = Message<"trawl.v1.WebhookDelivery"> & {
  * Use `create(WebhookDeliverySchema)` to create a new message.
  */
 export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_webhooks, 8);
+  messageDesc(file_trawl_v1_webhooks, 9);
 
 /**
  * @generated from message trawl.v1.ListDeliveriesResponse
@@ -310,14 +323,14 @@ export type ListDeliveriesResponse = Message<"trawl.v1.ListDeliveriesResponse"> 
  * Use `create(ListDeliveriesResponseSchema)` to create a new message.
  */
 export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_webhooks, 9);
+  messageDesc(file_trawl_v1_webhooks, 10);
 
 /**
  * @generated from message trawl.v1.RequestSigningSecretRequest
  */
 export type RequestSigningSecretRequest = Message<"trawl.v1.RequestSigningSecretRequest"> & {
   /**
-   * Replace the secret with a new one first.
+   * Replace the secret with a new one first (session callers only).
    *
    * @generated from field: bool rotate = 1;
    */
@@ -329,7 +342,7 @@ export type RequestSigningSecretRequest = Message<"trawl.v1.RequestSigningSecret
  * Use `create(RequestSigningSecretRequestSchema)` to create a new message.
  */
 export const RequestSigningSecretRequestSchema: GenMessage<RequestSigningSecretRequest> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_webhooks, 10);
+  messageDesc(file_trawl_v1_webhooks, 11);
 
 /**
  * @generated from message trawl.v1.RequestSigningSecret
@@ -346,7 +359,7 @@ export type RequestSigningSecret = Message<"trawl.v1.RequestSigningSecret"> & {
  * Use `create(RequestSigningSecretSchema)` to create a new message.
  */
 export const RequestSigningSecretSchema: GenMessage<RequestSigningSecret> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_webhooks, 11);
+  messageDesc(file_trawl_v1_webhooks, 12);
 
 /**
  * One attempt of one delivery, published on `work.webhooks` with message id
@@ -387,7 +400,7 @@ export type WebhookDeliveryTask = Message<"trawl.v1.WebhookDeliveryTask"> & {
  * Use `create(WebhookDeliveryTaskSchema)` to create a new message.
  */
 export const WebhookDeliveryTaskSchema: GenMessage<WebhookDeliveryTask> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_webhooks, 12);
+  messageDesc(file_trawl_v1_webhooks, 13);
 
 /**
  * How an attempt went, on the WEBHOOK_REPORTS stream with the task's message id.
@@ -441,7 +454,7 @@ export type WebhookDeliveryReport = Message<"trawl.v1.WebhookDeliveryReport"> & 
  * Use `create(WebhookDeliveryReportSchema)` to create a new message.
  */
 export const WebhookDeliveryReportSchema: GenMessage<WebhookDeliveryReport> = /*@__PURE__*/
-  messageDesc(file_trawl_v1_webhooks, 13);
+  messageDesc(file_trawl_v1_webhooks, 14);
 
 /**
  * User webhooks (SPEC 2.13, 4.9). Calls are authenticated with a session
@@ -504,6 +517,16 @@ export const WebhookService: GenService<{
     methodKind: "unary";
     input: typeof WebhookRefSchema;
     output: typeof WebhookSchema;
+  },
+  /**
+   * DeleteWebhook removes a subscription and its delivery history.
+   *
+   * @generated from rpc trawl.v1.WebhookService.DeleteWebhook
+   */
+  deleteWebhook: {
+    methodKind: "unary";
+    input: typeof WebhookRefSchema;
+    output: typeof DeleteWebhookResponseSchema;
   },
   /**
    * GetRequestSigningSecret answers the secret of the caller's account that signs per-request (webhook_url) deliveries.
