@@ -82,18 +82,22 @@ export interface AttemptResult {
  */
 export async function recordAttempt(db: Db, result: AttemptResult, retryDelaysMs: readonly number[]): Promise<boolean> {
   const res = await db.query(
-    `WITH current AS (
+    `WITH input AS (
+       SELECT $1::uuid AS id, $2::integer AS attempt, $3::boolean AS success, $4::integer AS status_code,
+              $5::integer AS response_time_ms, $6::text AS error, $7::timestamptz AS started_at, $8::integer[] AS delays
+     ), current AS (
        SELECT id FROM webhook_deliveries WHERE id = $1 AND attempt_count = $2 - 1 AND status IN ('pending', 'retrying') FOR UPDATE
      ), attempted AS (
        UPDATE webhook_deliveries d SET attempt_count = $2,
               status = CASE WHEN $3 THEN 'success' WHEN $2 >= d.max_attempts THEN 'failed' ELSE 'retrying' END,
               next_attempt_at = CASE WHEN $3 OR $2 >= d.max_attempts THEN NULL
-                                     ELSE now() + make_interval(secs => ($8::integer[])[$2] / 1000.0) END,
-              lease_until = NULL, response_status_code = $4, response_time_ms = $5, error_message = $6, updated_at = now(),
+                                     ELSE now() + make_interval(secs => input.delays[input.attempt] / 1000.0) END,
+              lease_until = NULL, response_status_code = input.status_code, response_time_ms = input.response_time_ms,
+              error_message = input.error, updated_at = now(),
               attempts = d.attempts || jsonb_build_array(jsonb_build_object(
-                'attempt', $2, 'started_at', $7::timestamptz, 'finished_at', now(), 'status_code', $4,
-                'response_time_ms', $5, 'error', $6))
-       FROM current WHERE d.id = current.id
+                'attempt', input.attempt, 'started_at', input.started_at, 'finished_at', now(), 'status_code', input.status_code,
+                'response_time_ms', input.response_time_ms, 'error', input.error))
+       FROM current, input WHERE d.id = current.id
        RETURNING d.id, d.subscription_id
      ), subscription AS (
        UPDATE webhook_subscriptions s

@@ -7,7 +7,12 @@ import { testCa } from '../fixtures/test-ca.js';
 export type TestStack = IsolatedStack & { llm: OpenAiTestServer; payments: PaymentTestServer };
 export { waitForWorkers };
 
-let booting: Promise<TestStack> | null = null;
+/**
+ * The run's stack, kept on globalThis: mocha loads the root hooks and the
+ * suites through different module loaders, so this module can be evaluated
+ * twice, and the root hook must stop the stack the suites started.
+ */
+const shared = globalThis as typeof globalThis & { trawlTestStack?: Promise<TestStack> | null };
 
 /**
  * The whole system, started once for the test run on resources of its own,
@@ -15,7 +20,7 @@ let booting: Promise<TestStack> | null = null;
  * chat-completions protocol.
  */
 export function getStack(): Promise<TestStack> {
-  booting ??= (async () => {
+  shared.trawlTestStack ??= (async () => {
     const llm = await startOpenAiTestServer();
     const payments = await startPaymentTestServer();
     const stack = await bootIsolatedStack({
@@ -40,11 +45,13 @@ export function getStack(): Promise<TestStack> {
     await waitForWorkers(stack.baseUrl, 30_000, 'extract');
     return Object.assign(stack, { llm, payments });
   })();
-  return booting;
+  return shared.trawlTestStack;
 }
 
 export async function stopStackIfStarted(): Promise<void> {
+  const booting = shared.trawlTestStack;
   if (!booting) return;
+  shared.trawlTestStack = null;
   const stack = await booting.catch(() => null);
   await stack?.stop();
   await stack?.llm.close();
@@ -69,5 +76,5 @@ export async function resetIpLimits(stack: IsolatedStack): Promise<void> {
 
 /** The stack, when this run has started it. */
 export function startedStack(): Promise<TestStack> | null {
-  return booting;
+  return shared.trawlTestStack ?? null;
 }

@@ -1,10 +1,10 @@
 import { verify } from '@octokit/webhooks-methods';
 import { expect } from 'chai';
-import { startSiteServer } from '../../fixtures/site-server.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../../fixtures/webhook-receiver.js';
-import { apiClient } from '../../support/api.js';
-import { getStack, type TestStack } from '../../support/stack.js';
-import { createTestUser, type TestUser } from '../../support/users.js';
+import { startSiteServer } from '../fixtures/site-server.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../fixtures/webhook-receiver.js';
+import { apiClient } from '../support/api.js';
+import { getStack, type TestStack } from '../support/stack.js';
+import { createTestUser, type TestUser } from '../support/users.js';
 
 describe('Job events delivered to a per-request webhook_url (end to end)', function () {
   this.timeout(120_000);

@@ -1,5 +1,5 @@
-import { newWebhookSecret } from '../../../control-plane/events/signing.js';
-import type { IsolatedStack } from '../../../deploy/local/isolated-stack.js';
+import { newWebhookSecret } from '../../control-plane/events/signing.js';
+import type { IsolatedStack } from '../../deploy/local/isolated-stack.js';
 
 /** Waits until `check` answers a value that is not undefined, polling every 50 ms. */
 export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
