@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { Logger } from '../../common/logger.js';
 import type { NatsNames } from '../../common/nats-names.js';
+import { withTransaction } from '../billing/ledger.js';
 import { renderEventBody, type LoadStoredResult } from './event-body.js';
 import { lockUnpublishedEvents, publishAndFanOut } from './outbox-store.js';
 
@@ -41,14 +42,9 @@ export function storedResultLoader(pool: pg.Pool, redis: Redis): LoadStoredResul
  * Answers how many events it published.
  */
 export async function relayOnce(deps: Omit<OutboxRelayDeps, 'deliveriesCreated'>, loadResult: LoadStoredResult): Promise<{ events: number; deliveries: number }> {
-  const client = await deps.pool.connect();
-  try {
-    await client.query('BEGIN');
+  return withTransaction(deps.pool, async (client) => {
     const events = await lockUnpublishedEvents(client, RELAY_BATCH);
-    if (events.length === 0) {
-      await client.query('COMMIT');
-      return { events: 0, deliveries: 0 };
-    }
+    if (events.length === 0) return { events: 0, deliveries: 0 };
     const rendered = await Promise.all(events.map(async (e) => ({ event: e, body: await renderEventBody(e, loadResult) })));
     await Promise.all(
       rendered.map(({ event, body }) => {
@@ -58,14 +54,8 @@ export async function relayOnce(deps: Omit<OutboxRelayDeps, 'deliveriesCreated'>
       }),
     );
     const deliveries = await publishAndFanOut(client, rendered.map(({ event, body }) => ({ id: event.id, body })));
-    await client.query('COMMIT');
     return { events: events.length, deliveries };
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { TrawlError } from '../../common/errors.js';
 import { WEBHOOKS_PER_USER } from '../../common/limits.js';
+import { withTransaction } from '../billing/ledger.js';
 
 export interface SubscriptionRecord {
   id: string;
@@ -27,9 +28,7 @@ export async function insertSubscription(
   pool: pg.Pool,
   input: { userId: string; name: string; url: string; events: string[]; secret: string },
 ): Promise<SubscriptionRecord> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return withTransaction(pool, async (client) => {
     await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [input.userId]);
     const existing = await client.query<{ n: string; same_url: boolean }>(
       'SELECT count(*) AS n, coalesce(bool_or(url = $2), false) AS same_url FROM webhook_subscriptions WHERE user_id = $1',
@@ -44,14 +43,8 @@ export async function insertSubscription(
       `INSERT INTO webhook_subscriptions (user_id, name, url, events, secret) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
       [input.userId, input.name, input.url, input.events, input.secret],
     );
-    await client.query('COMMIT');
     return res.rows[0]!;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 export async function listSubscriptions(pool: pg.Pool, userId: string, includeInactive: boolean): Promise<SubscriptionRecord[]> {
