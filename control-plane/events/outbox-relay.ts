@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { Logger } from '../../common/logger.js';
 import type { NatsNames } from '../../common/nats-names.js';
+import { isUuid } from '../../common/ids.js';
 import { withTransaction } from '../billing/ledger.js';
 import { renderEventBody, type LoadStoredResult } from './event-body.js';
 import { lockUnpublishedEvents, publishAndFanOut } from './outbox-store.js';
@@ -26,6 +27,7 @@ const POLL_MS = 1_000;
 /** The stored result of a job, read through its result key. */
 export function storedResultLoader(pool: pg.Pool, redis: Redis): LoadStoredResult {
   return async (jobId) => {
+    if (!isUuid(jobId)) return undefined;
     const res = await pool.query<{ result_key: string | null }>('SELECT result_key FROM jobs WHERE id = $1', [jobId]);
     const key = res.rows[0]?.result_key;
     return key ? ((await redis.getBuffer(key)) ?? undefined) : undefined;
