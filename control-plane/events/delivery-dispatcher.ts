@@ -6,6 +6,7 @@ import type { NatsNames } from '../../common/nats-names.js';
 import { WebhookDeliveryTaskSchema, type WebhookDeliveryTask } from '../../proto/gen/trawl/v1/webhooks_pb.js';
 import { abandonDeliveries, accountWebhookSecret, leaseDueDeliveries, type DueDelivery } from './delivery-store.js';
 import { deliveryHeaders } from './delivery-headers.js';
+import { serialPasses } from './serial-passes.js';
 import { newWebhookSecret } from './signing.js';
 
 export interface DeliveryDispatcherDeps {
@@ -75,33 +76,16 @@ export async function dispatchDueOnce(deps: DeliveryDispatcherDeps): Promise<num
 }
 
 export function startDeliveryDispatcher(deps: DeliveryDispatcherDeps): { wake(): void; stop(): Promise<void> } {
-  let running: Promise<void> | null = null;
-  let again = false;
-  let stopped = false;
-  const pass = () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        try {
-          if ((await dispatchDueOnce(deps)) >= DISPATCH_BATCH) again = true;
-        } catch (err) {
-          deps.log.error({ err }, 'dispatching webhook deliveries failed; the next pass retries');
-        }
-      } while (again && !stopped);
-    })().finally(() => (running = null));
-  };
-  const timer = setInterval(pass, POLL_MS);
+  const passes = serialPasses(
+    async () => (await dispatchDueOnce(deps)) >= DISPATCH_BATCH,
+    (err) => deps.log.error({ err }, 'dispatching webhook deliveries failed; the next pass retries'),
+  );
+  const timer = setInterval(passes.wake, POLL_MS);
   return {
-    wake: pass,
+    wake: passes.wake,
     async stop() {
-      stopped = true;
       clearInterval(timer);
-      await running;
+      await passes.stop();
     },
   };
 }

@@ -7,6 +7,7 @@ import type { NatsNames } from '../../common/nats-names.js';
 import { isUuid } from '../../common/ids.js';
 import { withTransaction } from '../billing/ledger.js';
 import { renderEventBody, type LoadStoredResult } from './event-body.js';
+import { serialPasses } from './serial-passes.js';
 import { lockUnpublishedEvents, publishAndFanOut } from './outbox-store.js';
 
 export interface OutboxRelayDeps {
@@ -67,34 +68,24 @@ export async function relayOnce(deps: Omit<OutboxRelayDeps, 'deliveriesCreated'>
  */
 export async function startOutboxRelay(deps: OutboxRelayDeps): Promise<{ stop(): Promise<void>; wake(): void }> {
   const loadResult = storedResultLoader(deps.pool, deps.redis);
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  let again = false;
-
-  const pass = () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        try {
-          const done = await relayOnce(deps, loadResult);
-          if (done.deliveries > 0) deps.deliveriesCreated();
-          if (done.events > 0) again = true;
-        } catch (err) {
-          deps.log.error({ err }, 'relaying events failed; the next pass retries');
-        }
-      } while (again && !stopped);
-    })().finally(() => (running = null));
-  };
+  const passes = serialPasses(
+    async () => {
+      const done = await relayOnce(deps, loadResult);
+      if (done.deliveries > 0) deps.deliveriesCreated();
+      return done.events > 0;
+    },
+    (err) => deps.log.error({ err }, 'relaying events failed; the next pass retries'),
+  );
+  const pass = passes.wake;
 
   let listener: pg.PoolClient | null = null;
+  let closed = false;
   const listen = async () => {
     try {
-      listener = await deps.pool.connect();
+      const client = await deps.pool.connect();
+      // Stopped while connecting: the pool must get every client back before it can end.
+      if (closed) return client.release();
+      listener = client;
       listener.on('notification', pass);
       listener.on('error', (err) => {
         deps.log.warn({ err }, 'the outbox listener lost its connection; polling until it is back');
@@ -118,9 +109,9 @@ export async function startOutboxRelay(deps: OutboxRelayDeps): Promise<{ stop():
   return {
     wake: pass,
     async stop() {
-      stopped = true;
+      closed = true;
       clearInterval(timer);
-      await running;
+      await passes.stop();
       if (listener) {
         listener.removeAllListeners('notification');
         await listener.query('UNLISTEN event_outbox').catch(() => undefined);
