@@ -6,6 +6,9 @@ import { apiClient } from '../support/api.js';
 import { getStack, type TestStack } from '../support/stack.js';
 import { createTestUser, type TestUser } from '../support/users.js';
 import { deliveriesTo, eventually } from '../support/webhooks.js';
+import { createApiKey } from '../../control-plane/accounts/api-keys.js';
+import { applyLedgerEntry } from '../../control-plane/billing/ledger.js';
+import { grantEnterprise } from '../../deploy/local/dev-account.js';
 
 describe('User webhooks: routes, signing and per-request targets (end to end)', function () {
   this.timeout(120_000);
@@ -154,6 +157,24 @@ describe('User webhooks: routes, signing and per-request targets (end to end)', 
     expect(rotated.body.secret).to.match(/^whsec_/).and.not.equal(shown.body.secret);
     const byKey = await apiClient(stack.baseUrl, owner.key).post('/api/v1/webhook-signing-secret/rotate', undefined);
     expect(byKey.status).to.equal(401);
+  });
+
+  it("delivers an organization account's events to its members' webhooks, not to other users'", async () => {
+    const member = await createTestUser(stack, { microcents: 1_000_000, enterprise: true });
+    const outsider = await createTestUser(stack, { microcents: 1_000_000, enterprise: true });
+    const org = await api().post('/api/v1/organizations', { name: 'webhook org' }, session(member));
+    expect(org.status).to.equal(201);
+    await grantEnterprise(stack.pool, org.body.account_id);
+    await applyLedgerEntry(stack.pool, { accountId: org.body.account_id, kind: 'adjustment', amountMicrocents: 1_000_000, reference: `org-funds:${org.body.id}` });
+    const { key } = await createApiKey(stack.pool, { accountId: org.body.account_id, name: 'org', environment: 'live', masterKeyHex: stack.config.masterKeyHex });
+    const mine = await create(member, { name: 'org', url: `${receiver.url}?org-member`, events: ['job.completed'] });
+    const theirs = await create(outsider, { name: 'org', url: `${receiver.url}?org-outsider`, events: ['job.completed'] });
+    const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', { url: `${site.url}/article`, formats: ['text'] });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    const got = await receiver.waitFor(1, 20_000, (r) => r.path.endsWith('?org-member') && r.rawBody.includes(res.body.job_id));
+    expect(await verify(mine.body.secret, got[0]!.rawBody.toString('utf8'), String(got[0]!.headers['x-service-signature']))).to.equal(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await deliveriesTo(stack, theirs.body.url)).to.have.length(0);
   });
 
   it('refuses a scrape whose webhook_url is http or names a private address, before anything is charged', async () => {
