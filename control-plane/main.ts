@@ -56,7 +56,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const workers = startWorkerRegistry(nc, names, { windowMs: 15_000 });
   const reports = await startReportConsumer({ js, jsm, names, pool, dispatcher, signals, log });
   const sweeper = startSweeper({ pool, dispatcher, signals, log }, { intervalMs: 2_000, unpublishedAfterMs: 3_000 });
-  const deliveries = startDeliveryDispatcher({ pool, js, names, log });
+  const deliveries = startDeliveryDispatcher({ pool, js, names, log, masterKeyHex: config.masterKeyHex });
   const relay = await startOutboxRelay({ pool, js, names, redis, log, deliveriesCreated: deliveries.wake });
   const deliveryReports = await startDeliveryReportConsumer({ js, jsm, names, pool, log, retryDelaysMs: config.webhooks.retryDelaysMs });
 
@@ -72,7 +72,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const server = createControlPlaneServer({
     routes: (router) => {
       router.service(ScrapeService, createScrapeService({ ...services, availableTiers: config.availableTiers, entitlement: limits.dispatch, guard: config.ssrf }));
-      router.service(WebhookService, createWebhookService({ pool, nc, names, guard: config.ssrf }));
+      router.service(WebhookService, createWebhookService({ pool, nc, names, guard: config.ssrf, masterKeyHex: config.masterKeyHex }));
       router.service(ExtractService, createExtractService(services));
       router.service(MapService, createMapService(services));
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { bootIsolatedStack } from '../../deploy/local/isolated-stack.js';
 import { withTransaction } from '../../control-plane/billing/ledger.js';
 import { recordEvent } from '../../control-plane/events/record-event.js';
+import { sealSecret } from '../../control-plane/events/signing.js';
 import { testCa } from '../../test/fixtures/test-ca.js';
 import { startWebhookReceiver } from '../../test/fixtures/webhook-receiver.js';
 import { createTestUser } from '../../test/support/users.js';
@@ -33,10 +34,10 @@ try {
   for (let run = 1; run <= runs; run++) {
     const user = await createTestUser(stack, { microcents: 1_000_000 });
     const url = `${receiver.url}?run=${run}`;
-    await stack.pool.query(`INSERT INTO webhook_subscriptions (user_id, name, url, events, secret) VALUES ($1, 'bench', $2, '{job.completed}', 'whsec_bench')`, [
-      user.userId,
-      url,
-    ]);
+    await stack.pool.query(
+      `INSERT INTO webhook_subscriptions (user_id, name, url, events, secret_sealed) VALUES ($1, 'bench', $2, '{job.completed}', $3)`,
+      [user.userId, url, sealSecret('whsec_bench', stack.config.masterKeyHex)],
+    );
     await withTransaction(stack.pool, async (client) => {
       for (let i = 0; i < events; i++) {
         await recordEvent(client, { accountId: user.accountId, type: 'job.completed', payload: { job_id: randomUUID(), status: 'succeeded' } });

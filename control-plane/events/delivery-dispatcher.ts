@@ -7,13 +7,15 @@ import { WebhookDeliveryTaskSchema, type WebhookDeliveryTask } from '../../proto
 import { abandonDeliveries, accountWebhookSecret, leaseDueDeliveries, type DueDelivery } from './delivery-store.js';
 import { deliveryHeaders } from './delivery-headers.js';
 import { serialPasses } from './serial-passes.js';
-import { newWebhookSecret } from './signing.js';
+import { newWebhookSecret, openSecret, sealSecret } from './signing.js';
 
 export interface DeliveryDispatcherDeps {
   pool: pg.Pool;
   js: JetStreamClient;
   names: NatsNames;
   log: Logger;
+  /** Opens the sealed signing secrets. */
+  masterKeyHex: string;
   /** Seconds since the epoch, for X-Webhook-Timestamp. */
   now?: () => number;
 }
@@ -61,7 +63,11 @@ export async function dispatchDueOnce(deps: DeliveryDispatcherDeps): Promise<num
   const sendable = due.filter((d) => !disabled.includes(d));
   await Promise.all(
     sendable.map(async (d) => {
-      const secret = d.subscription_secret ?? d.account_secret ?? (await accountWebhookSecret(deps.pool, d.account_id, newWebhookSecret(), false));
+      const sealed =
+        d.subscription_secret_sealed ??
+        d.account_secret_sealed ??
+        (await accountWebhookSecret(deps.pool, d.account_id, sealSecret(newWebhookSecret(), deps.masterKeyHex), false));
+      const secret = openSecret(sealed, deps.masterKeyHex);
       const task = deliveryTask(d, secret, now());
       try {
         await deps.js.publish(deps.names.workSubject('webhooks'), toBinary(WebhookDeliveryTaskSchema, task), {

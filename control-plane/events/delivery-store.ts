@@ -12,9 +12,10 @@ export interface DueDelivery {
   attempt_count: number;
   body: string;
   request_webhook: RequestWebhook | null;
-  subscription_secret: string | null;
+  /** Sealed secrets (accounts/api-keys.ts encryptApiKey). */
+  subscription_secret_sealed: Buffer | null;
   subscription_active: boolean | null;
-  account_secret: string | null;
+  account_secret_sealed: Buffer | null;
 }
 
 /**
@@ -34,7 +35,8 @@ export async function leaseDueDeliveries(db: Db, limit: number, leaseMs: number)
        RETURNING d.id, d.event_id, d.subscription_id, d.account_id, d.event_type, d.url, d.attempt_count
      )
      SELECT l.id, l.subscription_id, l.account_id, l.event_type, l.url, l.attempt_count, e.body, e.request_webhook,
-            s.secret AS subscription_secret, s.is_active AS subscription_active, a.webhook_secret AS account_secret
+            s.secret_sealed AS subscription_secret_sealed, s.is_active AS subscription_active,
+            a.webhook_secret_sealed AS account_secret_sealed
      FROM leased l JOIN event_outbox e ON e.id = l.event_id JOIN accounts a ON a.id = l.account_id
      LEFT JOIN webhook_subscriptions s ON s.id = l.subscription_id`,
     [limit, leaseMs],
@@ -51,14 +53,14 @@ export async function abandonDeliveries(db: Db, ids: readonly string[], reason: 
   );
 }
 
-/** The account's secret for per-request deliveries, created on first use; `rotate` replaces it. */
-export async function accountWebhookSecret(db: Db, accountId: string, fresh: string, rotate: boolean): Promise<string> {
-  const res = await db.query<{ webhook_secret: string }>(
-    `UPDATE accounts SET webhook_secret = CASE WHEN $3 OR webhook_secret IS NULL THEN $2 ELSE webhook_secret END
-     WHERE id = $1 RETURNING webhook_secret`,
-    [accountId, fresh, rotate],
+/** The account's sealed secret for per-request deliveries, `freshSealed` on first use; `rotate` replaces it. */
+export async function accountWebhookSecret(db: Db, accountId: string, freshSealed: Buffer, rotate: boolean): Promise<Buffer> {
+  const res = await db.query<{ webhook_secret_sealed: Buffer }>(
+    `UPDATE accounts SET webhook_secret_sealed = CASE WHEN $3 OR webhook_secret_sealed IS NULL THEN $2 ELSE webhook_secret_sealed END
+     WHERE id = $1 RETURNING webhook_secret_sealed`,
+    [accountId, freshSealed, rotate],
   );
-  return res.rows[0]!.webhook_secret;
+  return res.rows[0]!.webhook_secret_sealed;
 }
 
 /** How one attempt went, as the webhooks pool reported it. */

@@ -21,8 +21,9 @@ CREATE TRIGGER event_outbox_notify AFTER INSERT ON event_outbox FOR EACH STATEME
 -- A job's per-request target (webhook_url of scrape, batch, crawl, SERP batch), copied to its events.
 ALTER TABLE jobs ADD COLUMN request_webhook jsonb;
 
--- The account-level secret that signs deliveries to per-request URLs.
-ALTER TABLE accounts ADD COLUMN webhook_secret text;
+-- The account-level secret that signs deliveries to per-request URLs, sealed
+-- like API keys (AES-256-GCM under the master key), created on first use.
+ALTER TABLE accounts ADD COLUMN webhook_secret_sealed bytea;
 
 -- User webhooks (SPEC 2.13, 4.9). A subscription receives the events of the
 -- accounts its user acts on: the personal account and those of the user's
@@ -33,7 +34,8 @@ CREATE TABLE webhook_subscriptions (
   name text NOT NULL,
   url text NOT NULL,
   events text[] NOT NULL,
-  secret text NOT NULL,
+  -- The signing secret (whsec_...), sealed like API keys.
+  secret_sealed bytea NOT NULL,
   is_active boolean NOT NULL DEFAULT true,
   failure_count integer NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now(),
@@ -82,7 +84,7 @@ CREATE INDEX webhook_deliveries_subscription_idx ON webhook_deliveries (subscrip
 DROP TABLE webhook_deliveries;
 DROP VIEW account_webhook_subscriptions;
 DROP TABLE webhook_subscriptions;
-ALTER TABLE accounts DROP COLUMN webhook_secret;
+ALTER TABLE accounts DROP COLUMN webhook_secret_sealed;
 ALTER TABLE jobs DROP COLUMN request_webhook;
 DROP TRIGGER event_outbox_notify ON event_outbox;
 DROP FUNCTION event_outbox_notify();

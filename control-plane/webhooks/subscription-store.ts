@@ -10,12 +10,13 @@ export interface SubscriptionRecord {
   events: string[];
   is_active: boolean;
   failure_count: number;
-  secret: string;
+  /** The signing secret, sealed (accounts/api-keys.ts encryptApiKey). */
+  secret_sealed: Buffer;
   created_at: Date;
   last_success_at: Date | null;
 }
 
-const COLUMNS = 'id, name, url, events, is_active, failure_count, secret, created_at, last_success_at';
+const COLUMNS = 'id, name, url, events, is_active, failure_count, secret_sealed, created_at, last_success_at';
 
 export const webhookNotFound = () => new TrawlError('NOT_FOUND', 'No such webhook');
 
@@ -26,7 +27,7 @@ export const webhookNotFound = () => new TrawlError('NOT_FOUND', 'No such webhoo
  */
 export async function insertSubscription(
   pool: pg.Pool,
-  input: { userId: string; name: string; url: string; events: string[]; secret: string },
+  input: { userId: string; name: string; url: string; events: string[]; secretSealed: Buffer },
 ): Promise<SubscriptionRecord> {
   return withTransaction(pool, async (client) => {
     await client.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [input.userId]);
@@ -40,8 +41,8 @@ export async function insertSubscription(
       throw new TrawlError('WEBHOOK_LIMIT_REACHED', `A user can have at most ${WEBHOOKS_PER_USER} webhooks`, { limit: WEBHOOKS_PER_USER });
     }
     const res = await client.query<SubscriptionRecord>(
-      `INSERT INTO webhook_subscriptions (user_id, name, url, events, secret) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-      [input.userId, input.name, input.url, input.events, input.secret],
+      `INSERT INTO webhook_subscriptions (user_id, name, url, events, secret_sealed) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+      [input.userId, input.name, input.url, input.events, input.secretSealed],
     );
     return res.rows[0]!;
   });
@@ -62,10 +63,10 @@ export async function loadSubscription(pool: pg.Pool, userId: string, id: string
   return res.rows[0];
 }
 
-export async function rotateSubscriptionSecret(pool: pg.Pool, userId: string, id: string, secret: string): Promise<SubscriptionRecord> {
+export async function rotateSubscriptionSecret(pool: pg.Pool, userId: string, id: string, secretSealed: Buffer): Promise<SubscriptionRecord> {
   const res = await pool.query<SubscriptionRecord>(
-    `UPDATE webhook_subscriptions SET secret = $3 WHERE id = $1 AND user_id = $2 RETURNING ${COLUMNS}`,
-    [id, userId, secret],
+    `UPDATE webhook_subscriptions SET secret_sealed = $3 WHERE id = $1 AND user_id = $2 RETURNING ${COLUMNS}`,
+    [id, userId, secretSealed],
   );
   if (!res.rows[0]) throw webhookNotFound();
   return res.rows[0];

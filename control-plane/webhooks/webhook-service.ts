@@ -15,7 +15,7 @@ import { callerOf, sessionCallerOf, type CallAuth } from '../accounts/caller.js'
 import { deliveryHeaders } from '../events/delivery-headers.js';
 import { accountWebhookSecret } from '../events/delivery-store.js';
 import { DEFAULT_TEST_EVENT, isAccountEvent } from '../events/event-types.js';
-import { newWebhookSecret } from '../events/signing.js';
+import { newWebhookSecret, openSecret, sealSecret } from '../events/signing.js';
 import {
   deleteSubscription,
   enableSubscription,
@@ -35,6 +35,7 @@ export interface WebhookServiceDeps {
   nc: NatsConnection;
   names: NatsNames;
   guard: GuardOptions;
+  masterKeyHex: string;
 }
 
 const m = WebhookService.method;
@@ -52,7 +53,7 @@ export const WEBHOOK_METHOD_AUTH: ReadonlyArray<[DescMethod, CallAuth]> = [
 ];
 
 /** The subscription as answered; the secret only when `withSecret` (creation and rotation). */
-function presentSubscription(s: SubscriptionRecord, withSecret: boolean) {
+function presentSubscription(s: SubscriptionRecord, secret?: string) {
   return {
     id: s.id,
     name: s.name,
@@ -60,7 +61,7 @@ function presentSubscription(s: SubscriptionRecord, withSecret: boolean) {
     events: s.events,
     isActive: s.is_active,
     failureCount: s.failure_count,
-    secret: withSecret ? s.secret : undefined,
+    secret,
     createdAt: s.created_at.toISOString(),
     lastSuccessAt: s.last_success_at?.toISOString(),
   };
@@ -96,14 +97,15 @@ export function createWebhookService(deps: WebhookServiceDeps): ServiceImpl<type
       const userId = user(ctx);
       refuseUnknownEvents(req.events);
       await checkWebhookTarget(req.url, deps.guard);
+      const secret = newWebhookSecret();
       const record = await insertSubscription(deps.pool, {
-        userId, name: req.name.trim(), url: req.url, events: [...new Set(req.events)], secret: newWebhookSecret(),
+        userId, name: req.name.trim(), url: req.url, events: [...new Set(req.events)], secretSealed: sealSecret(secret, deps.masterKeyHex),
       });
-      return presentSubscription(record, true);
+      return presentSubscription(record, secret);
     },
     async listWebhooks(req, ctx) {
       const records = await listSubscriptions(deps.pool, user(ctx), req.includeInactive);
-      return { webhooks: records.map((r) => presentSubscription(r, false)), total: records.length };
+      return { webhooks: records.map((r) => presentSubscription(r)), total: records.length };
     },
     async testWebhook(req, ctx) {
       const subscription = await loadSubscription(deps.pool, user(ctx), req.webhookId);
@@ -116,7 +118,7 @@ export function createWebhookService(deps: WebhookServiceDeps): ServiceImpl<type
         attempt: 1,
         url: subscription.url,
         body: Buffer.from(body),
-        headers: deliveryHeaders({ eventType: type, deliveryId, body, secret: subscription.secret, target: null, nowSeconds: Math.floor(Date.now() / 1000) }),
+        headers: deliveryHeaders({ eventType: type, deliveryId, body, secret: openSecret(subscription.secret_sealed, deps.masterKeyHex), target: null, nowSeconds: Math.floor(Date.now() / 1000) }),
       });
       let answer;
       try {
@@ -128,7 +130,8 @@ export function createWebhookService(deps: WebhookServiceDeps): ServiceImpl<type
       return { success: report.success, statusCode: report.statusCode, responseTimeMs: report.responseTimeMs, error: report.error };
     },
     async rotateSecret(req, ctx) {
-      return presentSubscription(await rotateSubscriptionSecret(deps.pool, user(ctx), req.webhookId, newWebhookSecret()), true);
+      const secret = newWebhookSecret();
+      return presentSubscription(await rotateSubscriptionSecret(deps.pool, user(ctx), req.webhookId, sealSecret(secret, deps.masterKeyHex)), secret);
     },
     async listDeliveries(req, ctx) {
       const subscription = await loadSubscription(deps.pool, user(ctx), req.webhookId);
@@ -139,7 +142,7 @@ export function createWebhookService(deps: WebhookServiceDeps): ServiceImpl<type
       return { deliveries: deliveries.map(presentDelivery), total };
     },
     async enableWebhook(req, ctx) {
-      return presentSubscription(await enableSubscription(deps.pool, user(ctx), req.webhookId), false);
+      return presentSubscription(await enableSubscription(deps.pool, user(ctx), req.webhookId));
     },
     async deleteWebhook(req, ctx) {
       await deleteSubscription(deps.pool, user(ctx), req.webhookId);
@@ -150,7 +153,8 @@ export function createWebhookService(deps: WebhookServiceDeps): ServiceImpl<type
       if (req.rotate && caller.credential !== 'session') {
         throw new TrawlError('FORBIDDEN', 'Rotating the signing secret takes a session token');
       }
-      return { secret: await accountWebhookSecret(deps.pool, caller.accountId, newWebhookSecret(), req.rotate) };
+      const sealed = await accountWebhookSecret(deps.pool, caller.accountId, sealSecret(newWebhookSecret(), deps.masterKeyHex), req.rotate);
+      return { secret: openSecret(sealed, deps.masterKeyHex) };
     },
   };
 }

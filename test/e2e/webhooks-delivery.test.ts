@@ -6,6 +6,7 @@ import { apiClient } from '../support/api.js';
 import { getStack, type TestStack } from '../support/stack.js';
 import { createTestUser, type TestUser } from '../support/users.js';
 import { deliveriesTo, eventually } from '../support/webhooks.js';
+import { sealSecret } from '../../control-plane/events/signing.js';
 
 /** The suite's stack retries after 1 s and then 2 s (TRAWL_WEBHOOK_RETRY_DELAYS_MS in test/support/stack.ts). */
 const RETRY_DELAYS_MS = [1_000, 2_000];
@@ -124,8 +125,8 @@ describe('Webhook delivery: retries, states, disabling, SSRF and a killed pool (
       // A subscription whose address became private after it was created (DNS changed): refused at connect time.
       const owner = await createTestUser(stack, { microcents: 1_000_000, enterprise: true });
       await stack.pool.query(
-        `INSERT INTO webhook_subscriptions (user_id, name, url, events, secret) VALUES ($1, 'inside', $2, '{job.completed}', 'whsec_x')`,
-        [owner.userId, inside.url],
+        `INSERT INTO webhook_subscriptions (user_id, name, url, events, secret_sealed) VALUES ($1, 'inside', $2, '{job.completed}', $3)`,
+        [owner.userId, inside.url, sealSecret('whsec_inside', stack.config.masterKeyHex)],
       );
       await scrape(owner);
       const refused = await eventually(async () => {

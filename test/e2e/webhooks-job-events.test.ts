@@ -40,7 +40,7 @@ describe('Job events delivered to a per-request webhook_url (end to end)', funct
     expect(body.data.result.content).to.be.a('string').and.match(/^#\s/m);
     expect(body.data.billing).to.include({ total_credits: 1, tier_used: '1' });
     expect(body.data.timing.queued_at).to.match(/Z$/);
-    const secret = (await stack.pool.query('SELECT webhook_secret FROM accounts WHERE id = $1', [user.accountId])).rows[0].webhook_secret;
+    const secret = (await api.get('/api/v1/webhook-signing-secret')).body.secret;
     expect(secret).to.match(/^whsec_/);
     expect(await verify(secret, completed.rawBody.toString('utf8'), String(completed.headers['x-service-signature']))).to.equal(true);
     expect(completed.headers['user-agent']).to.equal('Service-Webhook/1.0');

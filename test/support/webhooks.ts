@@ -1,4 +1,3 @@
-import { newWebhookSecret } from '../../control-plane/events/signing.js';
 import type { IsolatedStack } from '../../deploy/local/isolated-stack.js';
 
 /** Waits until `check` answers a value that is not undefined, polling every 50 ms. */
@@ -21,5 +20,3 @@ export async function deliveriesTo(stack: IsolatedStack, url: string) {
   }>('SELECT * FROM webhook_deliveries WHERE url = $1 ORDER BY created_at', [url]);
   return res.rows;
 }
-
-export { newWebhookSecret };
