@@ -2,7 +2,7 @@ import { fromBinary, toJson, type JsonValue } from '@bufbuild/protobuf';
 import { ValueSchema } from '@bufbuild/protobuf/wkt';
 import { WEBHOOK_MAX_BODY_BYTES } from '../../common/limits.js';
 import { ScrapeResultSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
-import { JOB_EVENTS } from './event-types.js';
+import { JOB_EVENTS } from '../../common/event-types.js';
 
 /** An event as recorded in event_outbox. */
 export interface OutboxEvent {

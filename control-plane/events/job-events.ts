@@ -1,5 +1,5 @@
 import { MICROCENTS_PER_CREDIT } from '../../common/pricing.js';
-import { JOB_EVENTS } from './event-types.js';
+import { JOB_EVENTS } from '../../common/event-types.js';
 import { recordEventsCte } from './record-event.js';
 
 /** A timestamptz as ISO 8601 in UTC with milliseconds, as JavaScript writes it. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { JOB_EVENTS } from '../events/event-types.js';
+import { JOB_EVENTS } from '../../common/event-types.js';
 
 /**
  * The body of a subscription test (POST /user-webhooks/{id}/test): the

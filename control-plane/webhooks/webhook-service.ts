@@ -14,7 +14,7 @@ import {
 import { callerOf, sessionCallerOf, type CallAuth } from '../accounts/caller.js';
 import { deliveryHeaders } from '../events/delivery-headers.js';
 import { accountWebhookSecret } from '../events/delivery-store.js';
-import { DEFAULT_TEST_EVENT, isAccountEvent } from '../events/event-types.js';
+import { DEFAULT_TEST_EVENT, isAccountEvent } from '../../common/event-types.js';
 import { newWebhookSecret, openSecret, sealSecret } from '../events/signing.js';
 import {
   deleteSubscription,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { WEBHOOK_DELIVERIES_DEFAULT_LIMIT, WEBHOOK_DELIVERIES_MAX_LIMIT, WEBHOOK_NAME_MAX_CHARS, WEBHOOKS_PER_USER } from '../../../common/limits.js';
-import { ACCOUNT_EVENTS } from '../../../control-plane/events/event-types.js';
+import { ACCOUNT_EVENTS } from '../../../common/event-types.js';
 import { HttpsUrl } from '../shared/fields.js';
 
 export const AccountEventType = z.enum(ACCOUNT_EVENTS).meta({ id: 'AccountEventType', description: 'An event a subscription can receive (SPEC 6.2).' });
