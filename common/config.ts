@@ -1,4 +1,4 @@
-import { DOCUMENT_PROCESSING_DEFAULT_S, DOCUMENT_PROCESSING_MAX_S, OAUTH_CLIENT_ID_PATTERN, OAUTH_CLIENT_SECRET_MIN_CHARS } from './limits.js';
+import { DOCUMENT_PROCESSING_DEFAULT_S, DOCUMENT_PROCESSING_MAX_S, OAUTH_CLIENT_ID_PATTERN, OAUTH_CLIENT_SECRET_MIN_CHARS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS } from './limits.js';
 import { MICROCENTS_PER_CREDIT, MICROCENTS_PER_USD } from './pricing.js';
 
 /**
@@ -62,6 +62,8 @@ export interface TrawlConfig {
   payment: { baseUrl: string; secretKey: string; webhookSecret: string; timeoutMs: number };
   /** Balance below which credits.low is recorded, microcents. */
   creditsLowThresholdMicrocents: number;
+  /** Webhook deliveries: the wait before the second and third attempts (SPEC 6.4: 1 and 5 minutes); attempts in flight per webhooks worker. */
+  webhooks: { retryDelaysMs: number[]; concurrency: number };
   /** Per-key rate limits, dispatch entitlement and per-address limits (SPEC 8); off only for comparison benchmarks. */
   rateLimits: boolean;
   /** OAuth 2.0 (SPEC 5): clients registered at control-plane start, and redirect hosts or URIs allowed for every client. */
@@ -132,6 +134,15 @@ function oauthClients(env: Env): OAuthClientConfig[] {
     if (!Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) throw new Error(`${where}.redirect_uris must be an array of strings`);
     return { client_id: id, client_secret: secret, name: name.trim(), redirect_uris: uris as string[] };
   });
+}
+
+/** Two non-negative waits in milliseconds, comma-separated: before the second attempt, and before the third. */
+function retryDelays(env: Env, name: string): number[] {
+  const delays = list(env, name, [String(WEBHOOK_RETRY_DELAYS_MS[0]), String(WEBHOOK_RETRY_DELAYS_MS[1])]).map(Number);
+  if (delays.length !== WEBHOOK_MAX_ATTEMPTS - 1 || !delays.every((d) => Number.isInteger(d) && d >= 0)) {
+    throw new Error(`${name} must be ${WEBHOOK_MAX_ATTEMPTS - 1} comma-separated non-negative whole numbers of milliseconds`);
+  }
+  return delays;
 }
 
 function list(env: Env, name: string, fallback: string[]): string[] {
@@ -229,6 +240,7 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
       timeoutMs: int(env, 'TRAWL_PAYMENT_TIMEOUT_MS', 20_000),
     },
     creditsLowThresholdMicrocents: Math.max(0, int(env, 'TRAWL_CREDITS_LOW_THRESHOLD_CREDITS', 100)) * MICROCENTS_PER_CREDIT,
+    webhooks: { retryDelaysMs: retryDelays(env, 'TRAWL_WEBHOOK_RETRY_DELAYS_MS'), concurrency: int(env, 'TRAWL_WEBHOOK_CONCURRENCY', 64) },
     rateLimits: bool(env, 'TRAWL_RATE_LIMITS', true),
     oauth: { clients: oauthClients(env), redirectAllowlist: list(env, 'TRAWL_OAUTH_REDIRECT_ALLOWLIST', []) },
   };

@@ -25,6 +25,9 @@ export function streamConfigs(names: NatsNames) {
     { name: names.reportsStream, subjects: [names.reportsSubject], retention: RetentionPolicy.Workqueue, max_age: DAY_NS },
     { name: names.crawlReportsStream, subjects: [names.crawlReportsSubject], retention: RetentionPolicy.Workqueue, max_age: DAY_NS },
     { name: names.deadStream, subjects: [names.deadSubject('*')], retention: RetentionPolicy.Limits, max_age: 7 * DAY_NS },
+    // Every event, kept a day for any consumer; the subject wildcard takes dotted event types (crawl.page.completed).
+    { name: names.eventsStream, subjects: [names.eventSubject('>')], retention: RetentionPolicy.Limits, max_age: DAY_NS },
+    { name: names.webhookReportsStream, subjects: [names.webhookReportsSubject], retention: RetentionPolicy.Workqueue, max_age: DAY_NS },
     { name: names.logsStream, subjects: [names.logsSubject], retention: RetentionPolicy.Workqueue, max_age: 7 * DAY_NS },
   ];
 }

@@ -164,3 +164,16 @@ export const OAUTH_REDIRECT_URI_MAX_CHARS = 2_048;
 export const API_KEY_NAME_MAX_CHARS = 100;
 export const API_KEY_USAGE_MAX_DAYS = 365;
 export const API_KEY_USAGE_MAX_PAGE_SIZE = 100;
+
+/** Webhooks (SPEC 6.4, 8.4): subscriptions per user, attempts per delivery and the default waits between them, the time a receiver has to answer 2xx, failed attempts in a row that disable a subscription, the largest body sent (bytes). */
+export const WEBHOOKS_PER_USER = 10;
+export const WEBHOOK_MAX_ATTEMPTS = 3;
+export const WEBHOOK_RETRY_DELAYS_MS = [60_000, 300_000] as const;
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+export const WEBHOOK_DISABLE_AFTER_FAILURES = 5;
+export const WEBHOOK_MAX_BODY_BYTES = 1_000_000;
+/** Subscription names and URLs, characters; deliveries listed at most per request (default 50). */
+export const WEBHOOK_NAME_MAX_CHARS = 100;
+export const WEBHOOK_DELIVERIES_DEFAULT_LIMIT = 50;
+export const WEBHOOK_DELIVERIES_MAX_LIMIT = 200;
+export const WEBHOOK_USER_AGENT = 'Service-Webhook/1.0';

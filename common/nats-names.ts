@@ -18,6 +18,15 @@ export interface NatsNames {
   logsStream: string;
   logsSubject: string;
   logsConsumer: string;
+  /** Every recorded event (SPEC 6), published by the outbox relay with the event id as message id. */
+  eventsStream: string;
+  eventSubject(type: string): string;
+  /** How webhook delivery attempts went, from the webhooks pool to the control plane. */
+  webhookReportsStream: string;
+  webhookReportsSubject: string;
+  webhookReportsConsumer: string;
+  /** Core request-reply subject on which the webhooks pool sends a subscription's test delivery. */
+  webhookTestSubject: string;
   /** Core (non-stream) subject on which the control plane announces job ends. */
   jobDoneSubject(jobId: string): string;
   workerHeartbeatSubject(pool: string): string;
@@ -44,6 +53,12 @@ export function natsNames(prefix: string): NatsNames {
     logsStream: `${upper}LOGS`,
     logsSubject: subj('logs.requests'),
     logsConsumer: `${lower}analytics-sink`,
+    eventsStream: `${upper}EVENTS`,
+    eventSubject: (type) => subj(`events.${type}`),
+    webhookReportsStream: `${upper}WEBHOOK_REPORTS`,
+    webhookReportsSubject: subj('reports.webhooks'),
+    webhookReportsConsumer: `${lower}control-plane-webhooks`,
+    webhookTestSubject: subj('webhooks.test'),
     jobDoneSubject: (jobId) => subj(`jobs.done.${jobId}`),
     workerHeartbeatSubject: (pool) => subj(`workers.heartbeat.${pool}`),
     apiKeyChangedSubject: subj('api-keys.changed'),

@@ -9,6 +9,8 @@ export interface RedisKeys {
   resultCache(identity: string): string;
   /** Marks an attempt whose final report went out, so a redelivered task is skipped. */
   attemptFinished(attemptId: string): string;
+  /** A webhook delivery attempt's report as published (`<delivery>:<attempt>`), so a redelivered task is not sent again. */
+  webhookAttemptReported(attemptMessageId: string): string;
   /** A scrape request body too large to travel inside the task. */
   scrapeBody(jobId: string): string;
   /** A stored session's cookies for one scrape job (advanced.session_id), read by the worker. */
@@ -43,6 +45,7 @@ export function redisKeys(prefix: string): RedisKeys {
     result: (jobId, attemptId) => `${prefix}result:${jobId}:${attemptId}`,
     resultCache: (identity) => `${prefix}result-cache:${identity}`,
     attemptFinished: (attemptId) => `${prefix}attempt-finished:${attemptId}`,
+    webhookAttemptReported: (id) => `${prefix}webhook-attempt:${id}`,
     scrapeBody: (jobId) => `${prefix}scrape-body:${jobId}`,
     sessionCookies: (jobId) => `${prefix}session-cookies:${jobId}`,
     extractInput: (jobId) => `${prefix}extract-input:${jobId}`,

@@ -13,6 +13,8 @@ import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
 import { ArtifactService } from '../proto/gen/trawl/v1/artifacts_pb.js';
 import { ARTIFACT_METHOD_AUTH, createArtifactService } from './artifacts/artifact-service.js';
+import { WebhookService } from '../proto/gen/trawl/v1/webhooks_pb.js';
+import { createWebhookService, WEBHOOK_METHOD_AUTH } from './webhooks/webhook-service.js';
 import { ACCOUNT_METHOD_AUTH, createAccountService } from './accounts/account-service.js';
 import { createAuthenticator } from './accounts/authenticator.js';
 import { createSessionAuthenticator } from './accounts/session-authenticator.js';
@@ -25,6 +27,9 @@ import { startCrawlReportConsumer } from './crawl/crawl-reports.js';
 import { startCrawlScheduler } from './crawl/crawl-scheduler.js';
 import { createCrawlService } from './crawl/crawl-service.js';
 import { createMapService } from './map/map-service.js';
+import { startDeliveryDispatcher } from './events/delivery-dispatcher.js';
+import { startDeliveryReportConsumer } from './events/delivery-reports.js';
+import { startOutboxRelay } from './events/outbox-relay.js';
 import { createHealthService } from './health/health-service.js';
 import { startWorkerRegistry } from './health/worker-registry.js';
 import { startJobSignals } from './jobs/job-signals.js';
@@ -61,6 +66,9 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const crawlScheduler = startCrawlScheduler({ pool, js, names, log }, { intervalMs: 1_000 });
   const crawlReports = await startCrawlReportConsumer({ js, jsm, names, pool, scheduler: crawlScheduler, log });
   const sweeper = startSweeper({ pool, dispatcher, signals, log }, { intervalMs: 2_000, unpublishedAfterMs: 3_000 });
+  const deliveries = startDeliveryDispatcher({ pool, js, names, log, masterKeyHex: config.masterKeyHex });
+  const relay = await startOutboxRelay({ pool, js, names, redis, log, deliveriesCreated: deliveries.wake });
+  const deliveryReports = await startDeliveryReportConsumer({ js, jsm, names, pool, log, retryDelaysMs: config.webhooks.retryDelaysMs });
 
   const jobs = createJobLoader({ pool, redis, resultTtlSeconds: config.resultTtlSeconds });
   const sessionTokens = createSessionTokens(config.session);
@@ -80,7 +88,9 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
           resultTtlSeconds: config.resultTtlSeconds,
           masterKeyHex: config.masterKeyHex,
           entitlement: limits.dispatch,
+          guard: config.ssrf,
         }));
+      router.service(WebhookService, createWebhookService({ pool, nc, names, guard: config.ssrf, masterKeyHex: config.masterKeyHex }));
       router.service(ExtractService, createExtractService(services));
       router.service(MapService, createMapService(services));
       router.service(SessionService, createSessionService({ pool, masterKeyHex: config.masterKeyHex }));
@@ -103,6 +113,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       ...KEY_METHOD_AUTH,
       ...SESSION_METHOD_AUTH,
       ...ARTIFACT_METHOD_AUTH,
+      ...WEBHOOK_METHOD_AUTH,
     ]),
     rateLimits: limits.interceptor,
     keyLimits,
@@ -118,6 +129,9 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       await sweeper.stop();
       await crawlReports.stop();
       await crawlScheduler.stop();
+      await relay.stop();
+      await deliveries.stop();
+      await deliveryReports.stop();
       await reports.stop();
       await dispatcher.stop();
       workers.stop();

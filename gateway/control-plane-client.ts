@@ -8,6 +8,7 @@ import { CrawlService } from '../proto/gen/trawl/v1/crawl_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
 import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { MapService } from '../proto/gen/trawl/v1/map_pb.js';
+import { WebhookService } from '../proto/gen/trawl/v1/webhooks_pb.js';
 import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 import { SessionService } from '../proto/gen/trawl/v1/sessions_pb.js';
@@ -19,6 +20,7 @@ export interface ControlPlane {
   map: Client<typeof MapService>;
   crawl: Client<typeof CrawlService>;
   accounts: Client<typeof AccountService>;
+  webhooks: Client<typeof WebhookService>;
   billing: Client<typeof BillingService>;
   oauth: Client<typeof OAuthService>;
   apiKeys: Client<typeof ApiKeyService>;
@@ -44,6 +46,7 @@ export function createControlPlaneClient(baseUrl: string): ControlPlane {
     map: createClient(MapService, transport),
     crawl: createClient(CrawlService, transport),
     accounts: createClient(AccountService, transport),
+    webhooks: createClient(WebhookService, transport),
     billing: createClient(BillingService, transport),
     oauth: createClient(OAuthService, transport),
     apiKeys: createClient(ApiKeyService, transport),

@@ -50,11 +50,11 @@ export async function admitJob(
     pool: spec.pool,
     price_microcents: spec.attemptPriceMicrocents,
   };
-  const { kind, url, mode, formats, sync, request, tierPlan, deadline } = spec;
+  const { kind, url, mode, formats, sync, request, tierPlan, deadline, requestWebhook } = spec;
   // Test keys (sk_test_) run free of charge (docs/api.md, API keys): nothing reserved, so every attempt is charged 0.
   const reserveMicrocents = caller.environment === 'test' ? 0 : spec.reserveMicrocents;
   const outcome = await insertJobWithReservation(db, {
-    kind, url, mode, formats, sync, request, tierPlan, reserveMicrocents, deadline,
+    kind, url, mode, formats, sync, request, tierPlan, reserveMicrocents, deadline, requestWebhook,
     id: jobId,
     accountId: caller.accountId,
     apiKeyId: caller.keyId,

@@ -2,6 +2,8 @@ import type { JsonObject } from '@bufbuild/protobuf';
 import type pg from 'pg';
 import { ledgerEntryCtes } from '../billing/ledger.js';
 import { SUBSCRIPTION_REFUSES_DISPATCH_SQL } from '../billing/subscription.js';
+import { endedJobEventCte, startedJobEventCte } from '../events/job-events.js';
+import type { RequestWebhook } from '../events/record-event.js';
 
 /**
  * Every statement on jobs and job_attempts. Each state change is one
@@ -46,6 +48,8 @@ export interface JobRequestFields {
   tierPlan: string[];
   reserveMicrocents: number;
   deadline: Date;
+  /** The per-request target the job's events also go to (webhook_url). */
+  requestWebhook?: RequestWebhook | null;
 }
 
 export interface NewJob extends JobRequestFields {
@@ -70,13 +74,13 @@ const INSERT_JOB_SQL = `WITH subscription AS (
      job AS (
        INSERT INTO jobs (id, account_id, api_key_id, kind, status, url, mode, formats, sync, request, tier_plan, current_tier,
                          attempts, reserved_microcents, request_id, deadline_at, input_key, completed_at,
-                         error_code, error_message, error_http_status)
+                         error_code, error_message, error_http_status, request_webhook)
        SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, CASE WHEN ok THEN 'pending' ELSE 'rejected' END, $5::text, $6::text,
               $7::text[], $8::boolean, $9::jsonb, $10::text[], $11::text,
               CASE WHEN ok THEN 1 ELSE 0 END, CASE WHEN ok THEN $12::bigint ELSE 0 END, $13::text, $14::timestamptz, $15::text,
               CASE WHEN ok THEN NULL ELSE now() END, CASE WHEN ok THEN NULL WHEN inactive THEN $23::text ELSE $20::text END,
               CASE WHEN ok THEN NULL WHEN inactive THEN $24::text ELSE $21::text END,
-              CASE WHEN ok THEN NULL WHEN inactive THEN $25::integer ELSE $22::integer END
+              CASE WHEN ok THEN NULL WHEN inactive THEN $25::integer ELSE $22::integer END, $26::jsonb
        FROM (SELECT EXISTS (SELECT 1 FROM ledger_entry) AS ok, EXISTS (SELECT 1 FROM subscription WHERE inactive) AS inactive) AS reservation
        RETURNING id, status
      ), attempt AS (
@@ -102,6 +106,7 @@ export async function insertJobWithReservation(
     job.firstAttempt.pool, job.firstAttempt.price_microcents, job.ledgerReference,
     job.rejection.code, job.rejection.message, job.rejection.httpStatus,
     job.subscriptionRejection.code, job.subscriptionRejection.message, job.subscriptionRejection.httpStatus,
+    job.requestWebhook ?? null,
   ]);
   const row = res.rows[0]!;
   if (row.after !== null) return { admitted: true, balanceMicrocents: Number(row.after), subscriptionInactive: false };
@@ -153,11 +158,14 @@ const MARK_STARTED_SQL = `WITH input AS (
        UPDATE job_attempts a SET status = 'running', started_at = coalesce(a.started_at, now()), worker_id = input.worker_id,
               deliveries = GREATEST(a.deliveries, input.deliveries)
        FROM input WHERE a.id = input.attempt_id AND a.id IN (SELECT id FROM locked_attempts)
-     )
-     UPDATE jobs j SET status = 'running', started_at = coalesce(j.started_at, now()), updated_at = now()
-     WHERE j.id IN (SELECT id FROM locked_jobs)`;
+     ), started_jobs AS (
+       UPDATE jobs j SET status = 'running', started_at = coalesce(j.started_at, now()), updated_at = now()
+       WHERE j.id IN (SELECT id FROM locked_jobs)
+       RETURNING j.id, j.account_id, j.url, j.current_tier, j.attempts, j.started_at, j.request_webhook
+     ), ${startedJobEventCte('started_event', 'started_jobs')}
+     SELECT count(*) FROM started_jobs`;
 
-/** Marks attempts (and their pending jobs) running, many in one statement. */
+/** Marks attempts (and their pending jobs) running, many in one statement, recording job.started for each job that starts. */
 export async function markAttemptsStarted(db: Db, started: readonly StartedAttempt[]): Promise<void> {
   await run(db, 'mark-started', MARK_STARTED_SQL, [
     started.map((s) => s.attemptId),
@@ -294,14 +302,14 @@ const CLOSE_JOB_SQL = `WITH ${OPEN_JOB}, ${FINISH_ATTEMPT},
               completed_at = now(), updated_at = now(),
               started_at = CASE WHEN $3::text = 'succeeded' THEN coalesce(jobs.started_at, now()) ELSE jobs.started_at END
        FROM closing WHERE jobs.id = closing.id
-       RETURNING ${JOB_RECORD_FIELDS.map((f) => `jobs.${f}`).join(', ')}
+       RETURNING ${JOB_RECORD_FIELDS.map((f) => `jobs.${f}`).join(', ')}, jobs.status_code, jobs.request_webhook
      ), attempts_now AS (
        SELECT a.attempt_number, a.tier, coalesce(f.status, a.status) AS status,
               CASE WHEN f.id IS NULL THEN a.result ELSE f.result END AS result,
               coalesce(f.credits_microcents, a.credits_microcents) AS credits_microcents,
               CASE WHEN f.id IS NULL THEN a.duration_ms ELSE f.duration_ms END AS duration_ms
        FROM job_attempts a LEFT JOIN finished f ON f.id = a.id WHERE a.job_id = $1
-     )
+     ), ${endedJobEventCte('ended_event', 'closed', 'attempts_now')}
      SELECT ${JOB_RECORD_COLUMNS}, ${attemptList('attempts_now a')} AS attempt_list,
             coalesce((SELECT balance_after_microcents FROM ledger_entry), (SELECT balance_microcents FROM ledger_account)) AS balance_microcents
      FROM closed j`;
@@ -310,7 +318,7 @@ const CLOSE_JOB_SQL = `WITH ${OPEN_JOB}, ${FINISH_ATTEMPT},
  * Ends a job that is still open, in one statement: finishes the attempt,
  * moves the money (a success settles, returning the part of the reservation
  * its attempt's price does not use; a failure refunds it all) and records the
- * outcome. Answers the job as it now is, with its attempts and the account's
+ * outcome, with its job.completed or job.failed event. Answers the job as it now is, with its attempts and the account's
  * balance, or null when the job had already ended or the attempt had already
  * finished: nothing changed.
  */

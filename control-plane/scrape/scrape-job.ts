@@ -33,5 +33,6 @@ export function scrapeJobSpec(request: ScrapeRequest, plan: TierPlan, options: {
     deadline: new Date(Date.now() + jobDeadlineMs(request.timeout)),
     ...(options.inputKey ? { inputKey: options.inputKey } : {}),
     estimatedTier: plan.tiers[plan.tiers.length - 1]!,
+    requestWebhook: request.webhookUrl ? { url: request.webhookUrl } : null,
   };
 }

@@ -12,6 +12,8 @@ import { EstimateResponseSchema, GetJobResponseSchema, ScrapeService, SubmitResp
 import { callerOf } from '../accounts/caller.js';
 import { answersInBinary } from '../wire-format.js';
 import { admitJob, refuseUnconfiguredPrompt } from '../jobs/admission.js';
+import { checkWebhookTarget } from '../webhooks/webhook-target.js';
+import type { GuardOptions } from '../../common/ssrf-guard.js';
 import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
 import { admitWithInput, dispatchAndWait, endedRecord } from '../scheduler/job-run.js';
 import { insertCachedJob, type Db } from '../jobs/job-store.js';
@@ -41,6 +43,8 @@ export interface ScrapeServiceDeps {
   log: Logger;
   /** In-flight and admission-rate limits of the account's tier (SPEC 8.1 rule 5). */
   entitlement: DispatchEntitlement;
+  /** The SSRF guard a webhook_url passes before the job is admitted. */
+  guard: GuardOptions;
 }
 
 /** Tiers from which a sync request is handed off at once (SPEC 4.1 rule 1): they take long. */
@@ -54,6 +58,7 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       if (!request || !request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
       if (request.extractionSchema !== undefined) validateExtractionSchema(request.extractionSchema);
       refuseUnconfiguredPrompt(request.extractionPrompt, deps.llmConfigured);
+      if (request.webhookUrl) await checkWebhookTarget(request.webhookUrl, deps.guard);
       const plan = planTiers({ ...tierPlanInput(request), availableTiers: deps.availableTiers, documentPool: deps.documentPool });
       const jobId = randomUUID();
       const identity = request.cache && !request.forceRefresh ? cacheIdentity(request, caller.accountId) : null;

@@ -20,6 +20,7 @@ export const ROLES = {
   map: 'workers/map/worker.ts',
   document: 'workers/document/worker.ts',
   crawl: 'workers/crawl/worker.ts',
+  webhooks: 'workers/webhooks/worker.ts',
   analytics: 'analytics/main.ts',
 } as const;
 

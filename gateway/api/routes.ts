@@ -16,6 +16,8 @@ import { oauthRoutes } from './oauth/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
 import { scrapeRoutes } from './scrape/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
+import { EVENT_DOCS } from './webhooks/event-payloads.js';
 import { API_TAGS } from './tags.js';
 
 export interface RouteDeps {
@@ -41,11 +43,12 @@ export function apiRoutes(deps: RouteDeps): AnyRoute[] {
     ...oauthRoutes(deps),
     ...billingRoutes(deps),
     ...apiKeyRoutes(deps),
+    ...webhookRoutes(deps),
   ];
 }
 
 export function openApiDocument(routes: readonly AnyRoute[], publicBaseUrl: string): Record<string, unknown> {
-  return buildOpenApiDocument(routes, publicBaseUrl, API_TAGS);
+  return buildOpenApiDocument(routes, publicBaseUrl, API_TAGS, EVENT_DOCS);
 }
 
 /**

@@ -12,5 +12,7 @@ export const API_TAGS: Readonly<Record<string, string>> = {
   Organizations: 'Organizations with an account of their own, and their members; act on one with X-Organization-Id.',
   Billing: "The balance and its tier, usage, deposits through the payment provider's checkout, and the provider's webhook.",
   'API keys': 'Create, list, rename, revoke, regenerate and reveal API keys; per-key request limits and spend budgets; per-key usage from the request logs.',
+  Webhooks:
+    'Subscriptions that receive account events as signed HTTPS POSTs (at most 10 per user), their deliveries and secrets; the secret that signs per-request webhook_url deliveries. The events themselves are under `webhooks`.',
   OAuth: "The authorization-code flow that gives an integration (n8n and others) an API key of the user's account.",
 };

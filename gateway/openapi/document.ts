@@ -131,11 +131,58 @@ function operation(route: AnyRoute, ref: ReturnType<typeof schemaConverter>) {
   };
 }
 
-/** The OpenAPI 3.1 document, derived entirely from the route table. */
+/** An event the service POSTs to receivers: its type and the schema of its `data`. */
+export interface EventDocInput {
+  type: string;
+  summary: string;
+  data: z.ZodType;
+  crawlOnly?: boolean;
+}
+
+const DELIVERY_HEADERS: Record<string, HeaderDoc> = {
+  'X-Service-Signature': { description: '`sha256=` and the hex HMAC-SHA256 of the exact body under the webhook secret', type: 'string' },
+  'X-Service-Event': { description: 'The event type', type: 'string' },
+  'X-Service-Delivery': { description: 'The delivery id: the same on every attempt, so a receiver can drop duplicates', type: 'string' },
+  'User-Agent': { description: 'Service-Webhook/1.0', type: 'string' },
+};
+
+const CRAWL_SIGNATURE_HEADERS: Record<string, HeaderDoc> = {
+  'X-Webhook-Timestamp': { description: "Unix seconds when the attempt was signed (crawl `webhook` object with a secret)", type: 'integer' },
+  'X-Webhook-Signature': { description: '`sha256=` and the hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<exact body>` under the crawl webhook object\'s secret', type: 'string' },
+};
+
+/** The OpenAPI `webhooks` section: one POST per event, its envelope and headers. */
+function webhookOperations(events: readonly EventDocInput[], ref: ReturnType<typeof schemaConverter>) {
+  return Object.fromEntries(
+    events.map((e) => {
+      const envelope = z.object({ event: z.literal(e.type), timestamp: z.string(), data: e.data }).meta({ id: `Event_${e.type.replace(/\./g, '_')}` });
+      const headers = { ...DELIVERY_HEADERS, ...(e.crawlOnly || e.type.startsWith('crawl.') ? CRAWL_SIGNATURE_HEADERS : {}) };
+      return [
+        e.type,
+        {
+          post: {
+            operationId: `event_${e.type.replace(/\./g, '_')}`,
+            summary: e.summary,
+            description: 'Answer 2xx within 10 seconds. Any other answer, a redirect or a timeout is retried after 1 and 5 minutes, 3 attempts in all.',
+            tags: ['Webhooks'],
+            // The receiver authenticates the service by the signature header, not by an API credential.
+            security: [],
+            parameters: Object.entries(headers).map(([name, h]) => ({ name, in: 'header', required: !(name in CRAWL_SIGNATURE_HEADERS), description: h.description, schema: { type: h.type } })),
+            requestBody: { required: true, content: { 'application/json': { schema: ref(envelope) } } },
+            responses: { '200': { description: 'Received (any 2xx)' } },
+          },
+        },
+      ];
+    }),
+  );
+}
+
+/** The OpenAPI 3.1 document, derived entirely from the route table and the event list. */
 export function buildOpenApiDocument(
   routes: readonly AnyRoute[],
   serverUrl: string,
   tagDescriptions: Readonly<Record<string, string>>,
+  events: readonly EventDocInput[] = [],
 ): Record<string, unknown> {
   const components: Record<string, JsonSchema> = {};
   const ref = schemaConverter(components);
@@ -159,6 +206,7 @@ export function buildOpenApiDocument(
     servers: [{ url: serverUrl }],
     tags: tags.map((name) => ({ name, ...(tagDescriptions[name] ? { description: tagDescriptions[name] } : {}) })),
     paths,
+    ...(events.length > 0 ? { webhooks: webhookOperations(events, ref) } : {}),
     components: {
       schemas: components,
       securitySchemes: Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => usedSchemes.has(name))),

@@ -46,6 +46,7 @@ describe('ScrapeService behind the control-plane interceptors', function () {
       jobs: createJobLoader({ pool, redis: over.redis ?? ctx.services.redis, resultTtlSeconds: 24 * 3600 }),
       log,
       entitlement: UNLIMITED_DISPATCH,
+      guard: { allowPrivate: false, allowCidrs: ['127.0.0.1/32'] },
     };
     const transport = createRouterTransport((router) => router.service(ScrapeService, createScrapeService(deps)), {
       transport: { useBinaryFormat: !over.json },

@@ -299,7 +299,7 @@ describe('billing routes: balance, usage, checkout and the payment webhook', fun
       const extract = () => apiClient(stack.baseUrl, user.key).post('/api/v1/extract', { content: '<p>Spend a little.</p>', formats: ['text'] });
       expect((await extract()).status).to.equal(200);
       expect((await extract()).status).to.equal(200);
-      const events = await stack.pool.query<{ type: string; payload: { balance_microcents: number } }>('SELECT type, payload FROM event_outbox WHERE account_id = $1', [user.accountId]);
+      const events = await stack.pool.query<{ type: string; payload: { balance_microcents: number } }>("SELECT type, payload FROM event_outbox WHERE account_id = $1 AND type LIKE 'credits.%'", [user.accountId]);
       expect(events.rows.map((e) => e.type)).to.deep.equal(['credits.low']);
       expect(await balanceOf(stack.pool, user.accountId)).to.equal(16_000);
     });

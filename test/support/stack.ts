@@ -2,11 +2,17 @@ import { redisKeys } from '../../common/redis-keys.js';
 import { bootIsolatedStack, createAccountWithKey, waitForWorkers, type IsolatedStack } from '../../deploy/local/isolated-stack.js';
 import { startOpenAiTestServer, type OpenAiTestServer } from '../fixtures/openai-server.js';
 import { startPaymentTestServer, type PaymentTestServer } from '../fixtures/payment-provider-server.js';
+import { testCa } from '../fixtures/test-ca.js';
 
 export type TestStack = IsolatedStack & { llm: OpenAiTestServer; payments: PaymentTestServer };
 export { waitForWorkers };
 
-let booting: Promise<TestStack> | null = null;
+/**
+ * The run's stack, kept on globalThis: mocha loads the root hooks and the
+ * suites through different module loaders, so this module can be evaluated
+ * twice, and the root hook must stop the stack the suites started.
+ */
+const shared = globalThis as typeof globalThis & { trawlTestStack?: Promise<TestStack> | null };
 
 /**
  * The whole system, started once for the test run on resources of its own,
@@ -14,7 +20,7 @@ let booting: Promise<TestStack> | null = null;
  * chat-completions protocol.
  */
 export function getStack(): Promise<TestStack> {
-  booting ??= (async () => {
+  shared.trawlTestStack ??= (async () => {
     const llm = await startOpenAiTestServer();
     const payments = await startPaymentTestServer();
     const stack = await bootIsolatedStack({
@@ -30,16 +36,22 @@ export function getStack(): Promise<TestStack> {
         TRAWL_PAYMENT_BASE_URL: payments.baseUrl,
         TRAWL_PAYMENT_SECRET_KEY: payments.secretKey,
         TRAWL_PAYMENT_WEBHOOK_SECRET: payments.webhookSecret,
+        // Webhook receivers in the suites speak HTTPS with certificates of a private CA the operator trusts.
+        NODE_EXTRA_CA_CERTS: testCa().caPath,
+        // Retries 1 and 2 seconds apart instead of 1 and 5 minutes, so the suites can watch the schedule.
+        TRAWL_WEBHOOK_RETRY_DELAYS_MS: '1000,2000',
       },
     });
     await waitForWorkers(stack.baseUrl, 30_000, 'extract');
     return Object.assign(stack, { llm, payments });
   })();
-  return booting;
+  return shared.trawlTestStack;
 }
 
 export async function stopStackIfStarted(): Promise<void> {
+  const booting = shared.trawlTestStack;
   if (!booting) return;
+  shared.trawlTestStack = null;
   const stack = await booting.catch(() => null);
   await stack?.stop();
   await stack?.llm.close();
@@ -64,5 +76,5 @@ export async function resetIpLimits(stack: IsolatedStack): Promise<void> {
 
 /** The stack, when this run has started it. */
 export function startedStack(): Promise<TestStack> | null {
-  return booting;
+  return shared.trawlTestStack ?? null;
 }

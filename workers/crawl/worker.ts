@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { CRAWL_LIMITS } from '../../common/crawl-config.js';
 import { CRAWL_POOL } from '../../common/tiers.js';
-import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
+import { createGuardedDispatcher } from '../../common/ssrf-guard.js';
 import { contentPipelineFromConfig } from '../pipeline/content-pipeline.js';
 import { createDomainLease } from '../runtime/domain-lease.js';
 import { runPoolProcess } from '../runtime/run-worker.js';

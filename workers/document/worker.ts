@@ -2,7 +2,7 @@ import type { DocumentCapabilities } from '../../common/document-capabilities.js
 import { DOCUMENT_POOL } from '../../common/tiers.js';
 import { baseFetchConfig, runFetchTier } from '../fetching/fetch-tier-worker.js';
 import { fetchPage } from '../fetching/http-fetcher.js';
-import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
+import { createGuardedDispatcher } from '../../common/ssrf-guard.js';
 import { createTesseract } from './ocr.js';
 
 /**

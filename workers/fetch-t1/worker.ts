@@ -1,6 +1,6 @@
 import { baseFetchConfig, runFetchTier } from '../fetching/fetch-tier-worker.js';
 import { fetchPage } from '../fetching/http-fetcher.js';
-import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
+import { createGuardedDispatcher } from '../../common/ssrf-guard.js';
 
 /** Tier 1: plain HTTP with undici through the guarded dispatcher. */
 await runFetchTier('fetch-t1', { detectShells: true }, ({ config }) => {

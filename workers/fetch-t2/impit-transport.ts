@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Impit, type Browser, type HttpMethod } from 'impit';
 import type { HttpTransport } from '../fetching/http-fetcher.js';
-import { UrlNotAllowedError } from '../fetching/ssrf-guard.js';
+import { UrlNotAllowedError } from '../../common/ssrf-guard.js';
 
 /**
  * impit's errors name the SOCKS reply in their text; the ones the fetcher

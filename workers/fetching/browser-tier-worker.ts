@@ -4,7 +4,7 @@ import { createSharedBrowser } from './chromium.js';
 import { runFetchTier } from './fetch-tier-worker.js';
 import { startGuardedSocksProxy } from './guarded-socks-proxy.js';
 import { loadPage } from './page-loader.js';
-import { createGuardedConnect } from './ssrf-guard.js';
+import { createGuardedConnect } from '../../common/ssrf-guard.js';
 
 /**
  * The process of a browser tier (3, stealth, and 4): one Chromium per

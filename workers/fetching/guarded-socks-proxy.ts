@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { isUrlNotAllowedError } from './ssrf-guard.js';
+import { isUrlNotAllowedError } from '../../common/ssrf-guard.js';
 
 /**
  * A SOCKS5 proxy on the loopback interface through which the clients that

@@ -6,7 +6,7 @@ import { asciiView, detectCharset } from './charset.js';
 import { isTextualMime, parseContentType, sniffMime, SNIFF_BYTES } from './content-type.js';
 import type { FetchFailure, FetchOutcome, FetchTimings } from './fetch-result.js';
 import { classifyFetchError } from './network-errors.js';
-import { assertUrlAllowed, createGuardedDispatcher, type GuardOptions } from './ssrf-guard.js';
+import { assertUrlAllowed, createGuardedDispatcher, type GuardOptions } from '../../common/ssrf-guard.js';
 
 export interface FetchRequest {
   url: string;

@@ -1,4 +1,4 @@
-import { isUrlNotAllowedError } from './ssrf-guard.js';
+import { isUrlNotAllowedError } from '../../common/ssrf-guard.js';
 import { BodyRefusedError, BodyTooLargeError, ContentEncodingError } from './body-reader.js';
 
 export interface ErrorClassification {

@@ -6,7 +6,7 @@ import { CHALLENGE_SCAN_CHARS } from './challenge-detector.js';
 import type { FetchFailure, FetchOutcome } from './fetch-result.js';
 import { classifyStatusAfterBody, classifyStatusBeforeBody } from './http-fetcher.js';
 import type { PageRequest } from './leased-fetch-work.js';
-import { assertUrlAllowed, isUrlAllowedNow, isUrlNotAllowedError, type GuardOptions } from './ssrf-guard.js';
+import { assertUrlAllowed, isUrlAllowedNow, isUrlNotAllowedError, type GuardOptions } from '../../common/ssrf-guard.js';
 import type { BrowserProfile } from './browser-profile.js';
 import { removeCookieBanners, scrollToLoad } from './page-tidying.js';
 import { createRequestFilter } from './request-filter.js';

@@ -1,5 +1,5 @@
 import type { Route } from 'playwright-core';
-import { assertUrlAllowed, isUrlNotAllowedError, type GuardOptions } from './ssrf-guard.js';
+import { assertUrlAllowed, isUrlNotAllowedError, type GuardOptions } from '../../common/ssrf-guard.js';
 
 /**
  * Which of a page's requests the browser makes. Fonts, media and trackers

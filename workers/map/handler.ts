@@ -1,7 +1,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { MAP_LIMITS } from '../../common/limits.js';
 import { MapResultSchema, MapUrlMetadataSchema, MappedUrlSchema, RobotsTxtSummarySchema } from '../../proto/gen/trawl/v1/map_pb.js';
-import { assertUrlAllowed, isUrlNotAllowedError, type GuardOptions } from '../fetching/ssrf-guard.js';
+import { assertUrlAllowed, isUrlNotAllowedError, type GuardOptions } from '../../common/ssrf-guard.js';
 import { AttemptFailure } from '../runtime/attempt-failure.js';
 import type { AttemptWork } from '../runtime/attempt.js';
 import { isErrorCode, TrawlError } from '../../common/errors.js';

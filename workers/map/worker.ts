@@ -1,4 +1,4 @@
-import { createGuardedDispatcher } from '../fetching/ssrf-guard.js';
+import { createGuardedDispatcher } from '../../common/ssrf-guard.js';
 import { MAX_REDIRECTS } from '../fetching/http-fetcher.js';
 import { runWorker } from '../runtime/run-worker.js';
 import { createMapWork } from './handler.js';

@@ -2,7 +2,7 @@ import zlib from 'node:zlib';
 import { expect } from 'chai';
 import type { Agent } from 'undici';
 import { fetchPage, type FetchConfig, type FetchRequest } from '../../../workers/fetching/http-fetcher.js';
-import { createGuardedDispatcher } from '../../../workers/fetching/ssrf-guard.js';
+import { createGuardedDispatcher } from '../../../common/ssrf-guard.js';
 import { failed, ok } from './outcome.js';
 import {
   API_JSON,

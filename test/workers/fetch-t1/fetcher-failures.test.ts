@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Agent } from 'undici';
 import { fetchPage, type FetchConfig } from '../../../workers/fetching/http-fetcher.js';
-import { createGuardedDispatcher } from '../../../workers/fetching/ssrf-guard.js';
+import { createGuardedDispatcher } from '../../../common/ssrf-guard.js';
 import { failed, ok } from './outcome.js';
 import { ARTICLE_TITLE, startSiteServer, type SiteServer } from '../../fixtures/site-server.js';
 import { closedPort } from '../../support/closed-port.js';

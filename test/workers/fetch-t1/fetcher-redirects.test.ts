@@ -2,7 +2,7 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import { expect } from 'chai';
 import type { Agent } from 'undici';
 import { fetchPage, type FetchConfig } from '../../../workers/fetching/http-fetcher.js';
-import { createGuardedDispatcher } from '../../../workers/fetching/ssrf-guard.js';
+import { createGuardedDispatcher } from '../../../common/ssrf-guard.js';
 import { failed, ok } from './outcome.js';
 import { startCountingServer } from '../../fixtures/counting-server.js';
 import { ARTICLE_TITLE, startSiteServer, type SiteServer } from '../../fixtures/site-server.js';

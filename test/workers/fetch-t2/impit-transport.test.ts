@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
 import { startGuardedSocksProxy, type GuardedSocksProxy } from '../../../workers/fetching/guarded-socks-proxy.js';
 import { fetchPage, type FetchConfig } from '../../../workers/fetching/http-fetcher.js';
-import { createGuardedConnect, isUrlNotAllowedError } from '../../../workers/fetching/ssrf-guard.js';
+import { createGuardedConnect, isUrlNotAllowedError } from '../../../common/ssrf-guard.js';
 import { createImpitTransport } from '../../../workers/fetch-t2/impit-transport.js';
 import { startCountingServer, type CountingServer } from '../../fixtures/counting-server.js';
 import { ARTICLE_TITLE, startSiteServer, type SiteServer } from '../../fixtures/site-server.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { plainProfile, stealthProfile } from '../../../workers/fetching/browser-profile.js';
 import { createSharedBrowser, type SharedBrowser } from '../../../workers/fetching/chromium.js';
 import { startGuardedSocksProxy, type GuardedSocksProxy } from '../../../workers/fetching/guarded-socks-proxy.js';
-import { createGuardedConnect } from '../../../workers/fetching/ssrf-guard.js';
+import { createGuardedConnect } from '../../../common/ssrf-guard.js';
 
 const FINGERPRINT = `(() => {
   const gl = document.createElement('canvas').getContext('webgl');

@@ -2,7 +2,7 @@ import dgram from 'node:dgram';
 import { expect } from 'chai';
 import { createSharedBrowser, type SharedBrowser } from '../../../workers/fetching/chromium.js';
 import { startGuardedSocksProxy, type GuardedSocksProxy } from '../../../workers/fetching/guarded-socks-proxy.js';
-import { createGuardedConnect } from '../../../workers/fetching/ssrf-guard.js';
+import { createGuardedConnect } from '../../../common/ssrf-guard.js';
 
 /** The pool's Chromium sends nothing around the guarded proxy: WebRTC's UDP is the one channel a SOCKS proxy does not carry. */
 describe("the browser pool's Chromium", function () {

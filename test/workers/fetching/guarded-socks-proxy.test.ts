@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { expect } from 'chai';
 import { startGuardedSocksProxy, type GuardedSocksProxy } from '../../../workers/fetching/guarded-socks-proxy.js';
-import { createGuardedConnect } from '../../../workers/fetching/ssrf-guard.js';
+import { createGuardedConnect } from '../../../common/ssrf-guard.js';
 import { startCountingServer, type CountingServer } from '../../fixtures/counting-server.js';
 
 /** A SOCKS5 CONNECT by hand: answers the reply code and, on success, the target's HTTP answer. */

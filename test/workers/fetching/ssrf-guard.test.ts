@@ -9,7 +9,7 @@ import {
   isBlockedAddress,
   UrlNotAllowedError,
   type ResolveAll,
-} from '../../../workers/fetching/ssrf-guard.js';
+} from '../../../common/ssrf-guard.js';
 import { startCountingServer } from '../../fixtures/counting-server.js';
 import { fetchPage } from '../../../workers/fetching/http-fetcher.js';
 import type { FetchFailure } from '../../../workers/fetching/fetch-result.js';

@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
-import { TrawlError } from '../../common/errors.js';
+import { TrawlError } from './errors.js';
 
 /**
  * The guard every outbound connection made for a user passes through. It

@@ -1,0 +1,60 @@
+import { fromBinary, toJson, type JsonValue } from '@bufbuild/protobuf';
+import { ValueSchema } from '@bufbuild/protobuf/wkt';
+import { WEBHOOK_MAX_BODY_BYTES } from '../../common/limits.js';
+import { ScrapeResultSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
+import { JOB_EVENTS } from '../../common/event-types.js';
+
+/** An event as recorded in event_outbox. */
+export interface OutboxEvent {
+  id: string;
+  account_id: string;
+  type: string;
+  payload: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** A job's stored result (a serialized ScrapeResult), or undefined when it is gone. */
+export type LoadStoredResult = (jobId: string) => Promise<Uint8Array | undefined>;
+
+interface ResultFields {
+  status_code?: unknown;
+  content: JsonValue;
+  title: string | null;
+  metadata: JsonValue;
+  content_omitted?: boolean;
+}
+
+/**
+ * The JSON every receiver of the event gets (SPEC 6.3): {event, timestamp,
+ * data}, rendered once so each target and attempt sends the same bytes.
+ * job.completed gains its result's content, title and metadata. A body over
+ * 1 MB (SPEC 8.4) first drops job.completed's content (content null,
+ * content_omitted true: the job is still polled in full), then any event's
+ * data, keeping only data_omitted and the ids it named.
+ */
+export async function renderEventBody(event: OutboxEvent, loadResult: LoadStoredResult): Promise<string> {
+  const data: Record<string, unknown> = { ...event.payload };
+  const envelope = { event: event.type, timestamp: event.created_at.toISOString(), data };
+  if (event.type === JOB_EVENTS.completed && typeof data['job_id'] === 'string') {
+    const stored = await loadResult(data['job_id']);
+    if (stored) {
+      const result = fromBinary(ScrapeResultSchema, stored);
+      data['result'] = {
+        ...(data['result'] as object),
+        content: result.content ? toJson(ValueSchema, result.content) : null,
+        title: result.title || null,
+        metadata: result.metadata ?? null,
+      } satisfies ResultFields;
+    }
+  }
+  let body = JSON.stringify(envelope);
+  if (Buffer.byteLength(body) <= WEBHOOK_MAX_BODY_BYTES) return body;
+  const result = data['result'] as ResultFields | undefined;
+  if (result && typeof result === 'object') {
+    data['result'] = { ...result, content: null, content_omitted: true };
+    body = JSON.stringify(envelope);
+    if (Buffer.byteLength(body) <= WEBHOOK_MAX_BODY_BYTES) return body;
+  }
+  const ids = Object.fromEntries(Object.entries(event.payload).filter(([k, v]) => k.endsWith('_id') && typeof v === 'string' && v.length < 200));
+  return JSON.stringify({ ...envelope, data: { ...ids, data_omitted: true } });
+}

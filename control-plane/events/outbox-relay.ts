@@ -1,0 +1,122 @@
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { Redis } from 'ioredis';
+import type pg from 'pg';
+import type { Logger } from '../../common/logger.js';
+import type { NatsNames } from '../../common/nats-names.js';
+import { isUuid } from '../../common/ids.js';
+import { withTransaction } from '../billing/ledger.js';
+import { renderEventBody, type LoadStoredResult } from './event-body.js';
+import { serialPasses } from './serial-passes.js';
+import { lockUnpublishedEvents, publishAndFanOut } from './outbox-store.js';
+
+export interface OutboxRelayDeps {
+  pool: pg.Pool;
+  js: JetStreamClient;
+  names: NatsNames;
+  redis: Redis;
+  log: Logger;
+  /** Called after a batch created deliveries, so they go out without waiting for the next poll. */
+  deliveriesCreated(): void;
+}
+
+/** Events taken per transaction. */
+const RELAY_BATCH = 500;
+/** The poll behind LISTEN: a notification lost with a dropped connection delays an event by at most this. */
+const POLL_MS = 1_000;
+
+/** The stored result of a job, read through its result key. */
+export function storedResultLoader(pool: pg.Pool, redis: Redis): LoadStoredResult {
+  return async (jobId) => {
+    if (!isUuid(jobId)) return undefined;
+    const res = await pool.query<{ result_key: string | null }>('SELECT result_key FROM jobs WHERE id = $1', [jobId]);
+    const key = res.rows[0]?.result_key;
+    return key ? ((await redis.getBuffer(key)) ?? undefined) : undefined;
+  };
+}
+
+/**
+ * Publishes one batch of recorded events, in one transaction: locks them
+ * (SKIP LOCKED, so relays in several control planes share the work),
+ * renders each body, publishes each to the EVENTS stream with the event id
+ * as message id, then marks them published and creates their deliveries. A
+ * relay that dies before the commit leaves the events unpublished; the next
+ * pass publishes them again and JetStream drops the duplicates by id.
+ * Answers how many events it published.
+ */
+export async function relayOnce(deps: Omit<OutboxRelayDeps, 'deliveriesCreated'>, loadResult: LoadStoredResult): Promise<{ events: number; deliveries: number }> {
+  return withTransaction(deps.pool, async (client) => {
+    const events = await lockUnpublishedEvents(client, RELAY_BATCH);
+    if (events.length === 0) return { events: 0, deliveries: 0 };
+    const rendered = await Promise.all(events.map(async (e) => ({ event: e, body: await renderEventBody(e, loadResult) })));
+    await Promise.all(
+      rendered.map(({ event, body }) => {
+        const h = natsHeaders();
+        h.set('Trawl-Account-Id', event.account_id);
+        return deps.js.publish(deps.names.eventSubject(event.type), body, { msgID: event.id, headers: h });
+      }),
+    );
+    const deliveries = await publishAndFanOut(client, rendered.map(({ event, body }) => ({ id: event.id, body })));
+    return { events: events.length, deliveries };
+  });
+}
+
+/**
+ * Runs the relay: a pass at every outbox notification (a trigger notifies
+ * at the commit of each statement that records events) and every second,
+ * one pass at a time, passes repeated while batches come back full.
+ */
+export async function startOutboxRelay(deps: OutboxRelayDeps): Promise<{ stop(): Promise<void>; wake(): void }> {
+  const loadResult = storedResultLoader(deps.pool, deps.redis);
+  const passes = serialPasses(
+    async () => {
+      const done = await relayOnce(deps, loadResult);
+      if (done.deliveries > 0) deps.deliveriesCreated();
+      return done.events > 0;
+    },
+    (err) => deps.log.error({ err }, 'relaying events failed; the next pass retries'),
+  );
+  const pass = passes.wake;
+
+  let listener: pg.PoolClient | null = null;
+  let closed = false;
+  const listen = async () => {
+    try {
+      const client = await deps.pool.connect();
+      // Stopped while connecting: the pool must get every client back before it can end.
+      if (closed) return client.release();
+      listener = client;
+      listener.on('notification', pass);
+      listener.on('error', (err) => {
+        deps.log.warn({ err }, 'the outbox listener lost its connection; polling until it is back');
+        listener?.release(true);
+        listener = null;
+      });
+      await listener.query('LISTEN event_outbox');
+    } catch (err) {
+      deps.log.warn({ err }, 'listening for outbox events failed; polling until it works');
+      listener?.release(true);
+      listener = null;
+    }
+  };
+  await listen();
+  const timer = setInterval(() => {
+    if (!listener) void listen();
+    pass();
+  }, POLL_MS);
+  pass();
+
+  return {
+    wake: pass,
+    async stop() {
+      closed = true;
+      clearInterval(timer);
+      await passes.stop();
+      if (listener) {
+        listener.removeAllListeners('notification');
+        await listener.query('UNLISTEN event_outbox').catch(() => undefined);
+        listener.release();
+      }
+    },
+  };
+}

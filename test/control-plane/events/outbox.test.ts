@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { withTransaction } from '../../../control-plane/billing/ledger.js';
+import { renderEventBody } from '../../../control-plane/events/event-body.js';
+import { relayOnce } from '../../../control-plane/events/outbox-relay.js';
+import { recordEvent } from '../../../control-plane/events/record-event.js';
+import { settleJob } from '../../../control-plane/jobs/lifecycle.js';
+import { createLogger } from '../../../common/logger.js';
+import { natsNames } from '../../../common/nats-names.js';
+import { WEBHOOK_MAX_BODY_BYTES } from '../../../common/limits.js';
+import { admitTestJob, createTestCaller, getControlPlaneServices, type ControlPlaneServices } from '../support/database.js';
+
+describe('the event outbox and its relay', function () {
+  this.timeout(60_000);
+  let services: ControlPlaneServices;
+  const log = createLogger('outbox-test', 'fatal');
+  const noResult = async () => undefined;
+  before(async () => {
+    services = await getControlPlaneServices();
+  });
+
+  const eventsOf = async (accountId: string) =>
+    (await services.pool.query('SELECT id, type, payload, published_at, body FROM event_outbox WHERE account_id = $1 ORDER BY created_at', [accountId])).rows;
+
+  it('records an event only when the transaction that records it commits', async () => {
+    const caller = await createTestCaller(services, 1_000_000);
+    await withTransaction(services.pool, async (client) => {
+      await recordEvent(client, { accountId: caller.accountId, type: 'monitor.checked', payload: { monitor_id: 'm1' } });
+      throw new Error('the change fails');
+    }).catch(() => undefined);
+    expect(await eventsOf(caller.accountId)).to.have.length(0);
+    await withTransaction(services.pool, (client) => recordEvent(client, { accountId: caller.accountId, type: 'monitor.checked', payload: { monitor_id: 'm2' } }));
+    expect((await eventsOf(caller.accountId)).map((e) => e.payload.monitor_id)).to.deep.equal(['m2']);
+  });
+
+  it('records job.completed in the statement that settles the job, with the SPEC 6.3 fields', async () => {
+    const caller = await createTestCaller(services, 1_000_000);
+    const admitted = await admitTestJob(services, caller);
+    await settleJob(services.pool, admitted.job.id, {
+      attemptId: admitted.attempt.id, succeeded: true, result: 'success', errorCode: null, errorMessage: null, escalate: false,
+      statusCode: 200, fetchMs: 5, durationMs: 7, bytes: 10, workerId: 'w',
+    }, { resultKey: 'none', statusCode: 200 });
+    const [event] = await eventsOf(caller.accountId);
+    expect(event.type).to.equal('job.completed');
+    expect(event.payload).to.include({ job_id: admitted.job.id, batch_id: null, status: 'succeeded' });
+    expect(event.payload.billing).to.deep.equal({ total_credits: 1, tier_used: '1', escalations: [{ tier: '1', result: 'success', credits: 1 }] });
+    expect(event.payload.timing).to.have.all.keys('queued_at', 'started_at', 'completed_at', 'duration_ms');
+    // Settling again changes nothing, and records nothing.
+    await settleJob(services.pool, admitted.job.id, {
+      attemptId: admitted.attempt.id, succeeded: true, result: 'success', errorCode: null, errorMessage: null, escalate: false,
+      statusCode: 200, fetchMs: 5, durationMs: 7, bytes: 10, workerId: 'w',
+    }, { resultKey: 'none', statusCode: 200 });
+    expect(await eventsOf(caller.accountId)).to.have.length(1);
+  });
+
+  it('leaves events unpublished when publishing fails, and publishes each once with its id as message id', async () => {
+    const caller = await createTestCaller(services, 1_000_000);
+    await recordEvent(services.pool, { accountId: caller.accountId, type: 'monitor.checked', payload: { monitor_id: 'x' }, requestWebhook: { url: 'https://example.com/hook' } });
+    // NATS answers no stream for this prefix: the publish fails for real, and the transaction rolls back.
+    const failing = { ...services, names: natsNames('no_such_stack_'), log };
+    await relayOnce(failing, noResult).catch(() => undefined);
+    const [unpublished] = await eventsOf(caller.accountId);
+    expect(unpublished.published_at).to.equal(null);
+    expect((await services.pool.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1', [unpublished.id])).rows[0].n).to.equal(0);
+
+    const relay = { ...services, log };
+    while ((await relayOnce(relay, noResult)).events > 0);
+    const [published] = await eventsOf(caller.accountId);
+    expect(published.published_at).to.be.an.instanceOf(Date);
+    expect(JSON.parse(published.body)).to.deep.include({ event: 'monitor.checked', data: { monitor_id: 'x' } });
+    const deliveries = await services.pool.query('SELECT url, status FROM webhook_deliveries WHERE event_id = $1', [published.id]);
+    expect(deliveries.rows).to.deep.equal([{ url: 'https://example.com/hook', status: 'pending' }]);
+    // A relay that died after publishing and before its commit publishes again: JetStream drops it by the event id.
+    const again = await services.js.publish(services.names.eventSubject('monitor.checked'), published.body, { msgID: published.id });
+    expect(again.duplicate).to.equal(true);
+    expect((await relayOnce(relay, noResult)).events).to.equal(0);
+  });
+
+  it('keeps a body under 1 MB: job.completed loses its content first, other events their data', async () => {
+    const huge = 'x'.repeat(WEBHOOK_MAX_BODY_BYTES);
+    const jobBody = await renderEventBody(
+      { id: 'e', account_id: 'a', type: 'job.completed', created_at: new Date(0), payload: { job_id: 'j', result: { status_code: 200, content: huge, title: 't', metadata: null } } },
+      noResult,
+    );
+    expect(Buffer.byteLength(jobBody)).to.be.at.most(WEBHOOK_MAX_BODY_BYTES);
+    expect(JSON.parse(jobBody).data.result).to.include({ content: null, content_omitted: true, title: 't', status_code: 200 });
+    const other = await renderEventBody({ id: 'e', account_id: 'a', type: 'crawl.completed', created_at: new Date(0), payload: { crawl_id: 'c', big: huge } }, noResult);
+    expect(JSON.parse(other).data).to.deep.equal({ crawl_id: 'c', data_omitted: true });
+  });
+});
