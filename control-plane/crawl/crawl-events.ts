@@ -1,3 +1,4 @@
+import { recordEventsCte, type RequestWebhook } from '../events/record-event.js';
 import type { Db } from '../jobs/job-store.js';
 
 /** Account events of a crawl (SPEC 6.2 and the crawl webhook's events), as rows of event_outbox. */
@@ -21,8 +22,12 @@ export interface CrawlHappening {
 export interface CrawlEventTarget {
   id: string;
   account_id: string;
-  /** The crawl's `webhook.events`, when it has a webhook object. */
-  webhookEvents: readonly string[] | null;
+  /**
+   * Where the crawl's own events go besides the account's subscriptions: its
+   * `webhook` object (with the events it asked for, all when none), or its
+   * `webhook_url`, which receives crawl.completed only (SPEC 2.10).
+   */
+  requestWebhook: RequestWebhook | null;
 }
 
 /**
@@ -35,8 +40,8 @@ const ACCOUNT_EVENTS: ReadonlySet<string> = new Set(['crawl.completed', 'crawl.f
 
 function wantsOutbox(target: CrawlEventTarget, event: CrawlOutboxEvent): boolean {
   if (ACCOUNT_EVENTS.has(event)) return true;
-  if (target.webhookEvents === null) return false;
-  return target.webhookEvents.length === 0 || target.webhookEvents.includes(event);
+  const events = target.requestWebhook?.events;
+  return target.requestWebhook !== null && (events === undefined || events.length === 0 || events.includes(event));
 }
 
 /**
@@ -59,15 +64,18 @@ export async function recordCrawlEvents(db: Db, target: CrawlEventTarget, happen
     );
   }
   if (outbox.length > 0) {
-    const now = new Date().toISOString();
+    // The per-request target hears only the events it asked for; the account's subscriptions filter on their own.
+    const requestWebhook = (event: string) => {
+      const events = target.requestWebhook?.events;
+      return target.requestWebhook && (!events || events.length === 0 || events.includes(event)) ? JSON.stringify(target.requestWebhook) : null;
+    };
     await db.query(
-      `INSERT INTO event_outbox (account_id, type, payload)
-       SELECT $1, e.type, e.payload FROM unnest($2::text[], $3::jsonb[]) AS e(type, payload)`,
-      [
-        target.account_id,
-        outbox.map((h) => h.outbox),
-        outbox.map((h) => JSON.stringify({ event: h.outbox, timestamp: now, data: h.data })),
-      ],
+      `WITH input AS (
+         SELECT $1::uuid AS account_id, e.type, e.payload, e.request_webhook
+         FROM unnest($2::text[], $3::jsonb[], $4::jsonb[]) AS e(type, payload, request_webhook)
+       ), ${recordEventsCte('recorded', 'input')}
+       SELECT count(*) FROM recorded`,
+      [target.account_id, outbox.map((h) => h.outbox), outbox.map((h) => JSON.stringify(h.data)), outbox.map((h) => requestWebhook(h.outbox!))],
     );
   }
 }

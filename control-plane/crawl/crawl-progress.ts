@@ -44,8 +44,9 @@ export function pageJobId(crawlId: string, url: string): string {
 }
 
 export function eventTarget(crawl: Pick<CrawlRow, 'id' | 'account_id' | 'config'>): CrawlEventTarget {
-  const webhook = crawl.config.webhook;
-  return { id: crawl.id, account_id: crawl.account_id, webhookEvents: webhook ? (webhook.events ?? []) : null };
+  const { webhook, webhook_url: webhookUrl } = crawl.config;
+  const requestWebhook = webhook ? { ...webhook } : webhookUrl ? { url: webhookUrl, events: ['crawl.completed'] } : null;
+  return { id: crawl.id, account_id: crawl.account_id, requestWebhook };
 }
 
 /** The data of crawl.progress (SPEC 6.5). */

@@ -12,7 +12,7 @@ export interface DueDelivery {
   attempt_count: number;
   body: string;
   request_webhook: RequestWebhook | null;
-  /** Sealed secrets (accounts/api-keys.ts encryptApiKey). */
+  /** Sealed secrets (secret-box.ts sealText). */
   subscription_secret_sealed: Buffer | null;
   subscription_active: boolean | null;
   account_secret_sealed: Buffer | null;

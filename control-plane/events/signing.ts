@@ -1,14 +1,14 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { decryptApiKey, encryptApiKey } from '../accounts/api-keys.js';
+import { openText, sealText } from '../secret-box.js';
 
 /** A new webhook secret: whsec_ and 32 random bytes in hex. */
 export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('hex')}`;
 }
 
-/** Secrets are kept sealed the way API keys are: AES-256-GCM under the master key. */
-export const sealSecret = (secret: string, masterKeyHex: string): Buffer => encryptApiKey(secret, masterKeyHex);
-export const openSecret = (sealed: Buffer, masterKeyHex: string): string => decryptApiKey(sealed, masterKeyHex);
+/** Secrets are kept sealed the way API keys are: AES-256-GCM under the master key (secret-box.ts). */
+export const sealSecret = sealText;
+export const openSecret = openText;
 
 /** X-Service-Signature (SPEC 6.4): `sha256=` and the hex HMAC-SHA256 of the exact body under the secret. */
 export function serviceSignature(secret: string, body: string | Uint8Array): string {

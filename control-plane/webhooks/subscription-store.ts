@@ -10,7 +10,7 @@ export interface SubscriptionRecord {
   events: string[];
   is_active: boolean;
   failure_count: number;
-  /** The signing secret, sealed (accounts/api-keys.ts encryptApiKey). */
+  /** The signing secret, sealed (secret-box.ts sealText). */
   secret_sealed: Buffer;
   created_at: Date;
   last_success_at: Date | null;
