@@ -53,8 +53,10 @@ export async function admitJob(
   const { kind, url, mode, formats, sync, request, tierPlan, deadline, requestWebhook } = spec;
   // Test keys (sk_test_) run free of charge (docs/api.md, API keys): nothing reserved, so every attempt is charged 0.
   const reserveMicrocents = caller.environment === 'test' ? 0 : spec.reserveMicrocents;
+  const steps = spec.reserveSteps ?? [spec.reserveMicrocents];
+  const reserveSteps = caller.environment === 'test' ? steps.map(() => 0) : steps;
   const outcome = await insertJobWithReservation(db, {
-    kind, url, mode, formats, sync, request, tierPlan, reserveMicrocents, deadline, requestWebhook,
+    kind, url, mode, formats, sync, request, tierPlan, reserveMicrocents, reserveSteps, deadline, requestWebhook,
     id: jobId,
     accountId: caller.accountId,
     apiKeyId: caller.keyId,
@@ -68,7 +70,8 @@ export async function admitJob(
   if (outcome.subscriptionInactive) throw subscriptionInactive({ job_id: jobId });
   if (!outcome.admitted) {
     throw new TrawlError('INSUFFICIENT_CREDITS', REJECTION_MESSAGE, {
-      required_credits: toCredits(spec.reserveMicrocents),
+      // The least the job can run with: its first tier.
+      required_credits: toCredits(steps[0]!),
       available_credits: toCredits(outcome.balanceMicrocents),
       estimated_tier: spec.estimatedTier,
       job_id: jobId,

@@ -47,6 +47,12 @@ export interface JobRequestFields {
   request: JsonObject;
   tierPlan: string[];
   reserveMicrocents: number;
+  /**
+   * What the plan reserves when it stops after each of its tiers (rising; the
+   * last is reserveMicrocents). Admission keeps the longest prefix of the plan
+   * the balance and the key's budget can cover. Absent: the one step.
+   */
+  reserveSteps?: number[];
   deadline: Date;
   /** The per-request target the job's events also go to (webhook_url). */
   requestWebhook?: RequestWebhook | null;
@@ -68,7 +74,20 @@ export interface NewJob extends JobRequestFields {
 
 const INSERT_JOB_SQL = `WITH subscription AS (
        SELECT ${SUBSCRIPTION_REFUSES_DISPATCH_SQL} AS inactive FROM accounts WHERE id = $2::uuid
-     ), ledger_input AS (SELECT $2::uuid AS account_id, 'reserve'::text AS kind, -($12::bigint) AS amount, $19::text AS reference
+     ), allowance AS (
+       -- What this job may reserve: the balance, and the key's budget left in its period when it has one. The
+       -- key-budget trigger and the ledger still decide under their locks; this only picks the plan's length.
+       SELECT LEAST(a.balance_microcents, coalesce(k.remaining, a.balance_microcents)) AS amount
+       FROM accounts a LEFT JOIN LATERAL (
+         SELECT l.budget_limit_microcents - api_key_spend_since(l.api_key_id, api_key_period_start(l.reset_period, now())) AS remaining
+         FROM api_key_limits l WHERE l.api_key_id = $3::uuid AND l.enabled AND l.budget_limit_microcents IS NOT NULL
+       ) k ON true
+       WHERE a.id = $2::uuid
+     ), plan_cut AS (
+       -- The longest prefix of the plan whose reservation fits (at least the first tier, which is refused when it does not).
+       SELECT n, LEAST(($27::bigint[])[n], $12::bigint) AS reserve
+       FROM (SELECT coalesce((SELECT max(s.n) FROM unnest($27::bigint[]) WITH ORDINALITY AS s(cost, n), allowance WHERE s.cost <= allowance.amount), 1)::int AS n) AS cut
+     ), ledger_input AS (SELECT $2::uuid AS account_id, 'reserve'::text AS kind, -(SELECT reserve FROM plan_cut) AS amount, $19::text AS reference
        WHERE NOT EXISTS (SELECT 1 FROM subscription WHERE inactive)),
      ${ledgerEntryCtes('ledger_input')},
      job AS (
@@ -76,8 +95,8 @@ const INSERT_JOB_SQL = `WITH subscription AS (
                          attempts, reserved_microcents, request_id, deadline_at, input_key, completed_at,
                          error_code, error_message, error_http_status, request_webhook)
        SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, CASE WHEN ok THEN 'pending' ELSE 'rejected' END, $5::text, $6::text,
-              $7::text[], $8::boolean, $9::jsonb, $10::text[], $11::text,
-              CASE WHEN ok THEN 1 ELSE 0 END, CASE WHEN ok THEN $12::bigint ELSE 0 END, $13::text, $14::timestamptz, $15::text,
+              $7::text[], $8::boolean, $9::jsonb, ($10::text[])[1:(SELECT n FROM plan_cut)], $11::text,
+              CASE WHEN ok THEN 1 ELSE 0 END, CASE WHEN ok THEN (SELECT reserve FROM plan_cut) ELSE 0 END, $13::text, $14::timestamptz, $15::text,
               CASE WHEN ok THEN NULL ELSE now() END, CASE WHEN ok THEN NULL WHEN inactive THEN $23::text ELSE $20::text END,
               CASE WHEN ok THEN NULL WHEN inactive THEN $24::text ELSE $21::text END,
               CASE WHEN ok THEN NULL WHEN inactive THEN $25::integer ELSE $22::integer END, $26::jsonb
@@ -107,6 +126,7 @@ export async function insertJobWithReservation(
     job.rejection.code, job.rejection.message, job.rejection.httpStatus,
     job.subscriptionRejection.code, job.subscriptionRejection.message, job.subscriptionRejection.httpStatus,
     job.requestWebhook ?? null,
+    job.reserveSteps ?? [job.reserveMicrocents],
   ]);
   const row = res.rows[0]!;
   if (row.after !== null) return { admitted: true, balanceMicrocents: Number(row.after), subscriptionInactive: false };

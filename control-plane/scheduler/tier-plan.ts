@@ -145,6 +145,12 @@ function documentPlan(input: TierPlanInput): TierPlan {
   return { tiers: [DOCUMENT_TIER], maxCostMicrocents: cost, pool: DOCUMENT_POOL, addOnMicrocents };
 }
 
+/** What the plan reserves when it stops after each of its tiers: the dearest tier so far, and any add-on. */
+export function reserveSteps(plan: TierPlan): number[] {
+  let dearest = 0;
+  return plan.tiers.map((tier) => (dearest = Math.max(dearest, tierPrice(tier))) + (plan.addOnMicrocents ?? 0));
+}
+
 /** What the plan's first attempt costs if it succeeds: its tier's price and any add-on. */
 export function firstAttemptPrice(plan: TierPlan): number {
   return tierPrice(plan.tiers[0]!) + (plan.addOnMicrocents ?? 0);

@@ -3,7 +3,7 @@ import { TIER_POOLS, type Tier } from '../../common/tiers.js';
 import type { ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import type { JobSpec } from '../jobs/admission.js';
 import { requestToJson } from '../scheduler/dispatcher.js';
-import { firstAttemptPrice, type TierPlan, type TierPlanInput } from '../scheduler/tier-plan.js';
+import { firstAttemptPrice, reserveSteps, type TierPlan, type TierPlanInput } from '../scheduler/tier-plan.js';
 
 /** What tier planning reads from a scrape request. */
 export function tierPlanInput(request: ScrapeRequest): Omit<TierPlanInput, 'availableTiers' | 'documentPool'> {
@@ -29,6 +29,7 @@ export function scrapeJobSpec(request: ScrapeRequest, plan: TierPlan, options: {
     tierPlan: plan.tiers,
     pool: plan.pool ?? TIER_POOLS[first],
     reserveMicrocents: plan.maxCostMicrocents,
+    reserveSteps: reserveSteps(plan),
     attemptPriceMicrocents: firstAttemptPrice(plan),
     deadline: new Date(Date.now() + jobDeadlineMs(request.timeout)),
     ...(options.inputKey ? { inputKey: options.inputKey } : {}),

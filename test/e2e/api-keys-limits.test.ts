@@ -50,10 +50,10 @@ describe('API keys: per-key limits and test keys', function () {
   it('lets no more concurrent scrapes through than the key budget covers, refusing the rest with 402 KEY_BUDGET_EXCEEDED', async () => {
     const user = await createTestUser(stack, { microcents: 600 * USD });
     const key = await newKey(user.token, 'live');
-    // Five tier-1 scrapes (200 microcents each).
+    // Five tier-1 scrapes (200 microcents each, max_tier 1 keeping each reservation to that).
     expect((await putLimits(user.token, key.id, { budget_limit_microcents: 1_000 })).status).to.equal(200);
     const api = apiClient(stack.baseUrl, key.key);
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => api.post('/api/v1/scrape', { url: `${site.url}/article?n=${i}`, formats: ['markdown'] })));
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => api.post('/api/v1/scrape', { url: `${site.url}/article?n=${i}`, formats: ['markdown'], cost_controls: { max_tier: '1' } })));
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 200)).to.have.length(5);
     const refused = answers.filter((a) => a.status === 402);

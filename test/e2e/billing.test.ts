@@ -27,8 +27,8 @@ describe('credits: reservation, settlement and rejection', function () {
     const res = await api.post('/api/v1/scrape', { url: `${site.url}/article` });
     expect(res.status).to.equal(402);
     expect(res.body.error).to.equal('INSUFFICIENT_CREDITS');
-    // The reservation covers the most expensive planned tier, the browser.
-    expect(res.body.details).to.include({ required_credits: 20, available_credits: 0, estimated_tier: '4' });
+    // The least a scrape runs with is its first tier; the full plan would reach the browser.
+    expect(res.body.details).to.include({ required_credits: 1, available_credits: 0, estimated_tier: '4' });
     expect(res.body.details.job_id).to.be.a('string');
     const job = await api.get(`/api/v1/jobs/${res.body.details.job_id}`);
     expect(job.status).to.equal(200);
@@ -55,6 +55,21 @@ describe('credits: reservation, settlement and rejection', function () {
       { kind: 'settle', amount: 3_800 },
     ]);
     expect(await balanceOf(stack.pool, accountId)).to.equal(9_800);
+  });
+
+  it('runs a small balance on the tiers it can pay for, reserving only those', async () => {
+    // 5 credits: tiers 1 and 2 (1.5 credits) fit, the browser tiers (10 and 20) do not.
+    const { key, accountId } = await createTestAccount(stack, 1_000);
+    const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', { url: `${site.url}/article`, formats: ['markdown'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+    expect(res.body.billing).to.include({ total_credits: 1, tier_used: '1' });
+    expect(await ledger(stack, res.body.job_id)).to.deep.equal([
+      { kind: 'reserve', amount: -300 },
+      { kind: 'settle', amount: 100 },
+    ]);
+    const plan = await stack.pool.query<{ tier_plan: string[] }>('SELECT tier_plan FROM jobs WHERE id = $1', [res.body.job_id]);
+    expect(plan.rows[0]!.tier_plan).to.deep.equal(['1', '2']);
+    expect(await balanceOf(stack.pool, accountId)).to.equal(800);
   });
 
   it('refuses a request whose cheapest tier costs more than max_credits with 400 EXCEEDS_COST_LIMIT', async () => {

@@ -328,7 +328,7 @@ describe('crawl options, states and the event stream (end to end)', function () 
       // After the end, a reconnect from the last id has nothing more and closes at once.
       const after = await readStream(stack.baseUrl, account.key, id, String(end.id), Infinity);
       expect(after.events.filter((e) => e.id !== undefined)).to.have.length(0);
-      const outbox = await stack.pool.query<{ type: string }>(`SELECT type FROM event_outbox WHERE account_id = $1 AND payload->'data'->>'crawl_id' = $2`, [account.accountId, id]);
+      const outbox = await stack.pool.query<{ type: string }>(`SELECT type FROM event_outbox WHERE account_id = $1 AND payload->>'crawl_id' = $2`, [account.accountId, id]);
       expect(outbox.rows.map((r) => r.type)).to.deep.equal(['crawl.completed']);
     } finally {
       await site.close();

@@ -123,7 +123,8 @@ describe('gateway hardening', function () {
 
   describe('Retry-After', () => {
     it('comes with SERVICE_UNAVAILABLE', async () => {
-      const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape/js', { url: 'https://example.com/' });
+      // Tier 3.5 (the premium proxy pool) has no pool on this deployment.
+      const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', { url: 'https://example.com/', cost_controls: { force_tier: '3.5' } });
       expect(res.status).to.equal(503);
       expect(res.body.error).to.equal('SERVICE_UNAVAILABLE');
       expect(Number(res.headers.get('retry-after'))).to.be.greaterThan(0);
