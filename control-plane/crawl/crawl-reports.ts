@@ -1,11 +1,10 @@
-import { fromBinary } from '@bufbuild/protobuf';
-import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type pg from 'pg';
-import { ensureConsumer } from '../../common/jetstream.js';
 import type { Logger } from '../../common/logger.js';
 import type { NatsNames } from '../../common/nats-names.js';
 import { CrawlBatchReportSchema, type CrawlBatchReport, type DiscoveredLink } from '../../proto/gen/trawl/v1/crawl_pb.js';
 import { withTransaction } from '../billing/ledger.js';
+import { consumeReportStream } from '../report-stream.js';
 import { recordCrawlEvents, type CrawlHappening } from './crawl-events.js';
 import { crawlProgress, eventTarget, pageJobId, progressData } from './crawl-progress.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
@@ -108,47 +107,14 @@ export async function startCrawlReportConsumer(deps: {
   scheduler: CrawlScheduler;
   log: Logger;
 }): Promise<{ stop(): Promise<void> }> {
-  const { names } = deps;
-  await ensureConsumer(deps.jsm, names.crawlReportsStream, {
-    durable_name: names.crawlReportsConsumer,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: 30e9,
-    max_deliver: -1,
-  });
-  const consumer = await deps.js.consumers.get(names.crawlReportsStream, names.crawlReportsConsumer);
-  const messages = await consumer.consume({ max_messages: 4 * REPORT_CONCURRENCY });
-  const running = new Set<Promise<void>>();
-  const done = (async () => {
-    for await (const msg of messages) {
-      let report: CrawlBatchReport;
-      try {
-        report = fromBinary(CrawlBatchReportSchema, msg.data);
-      } catch (err) {
-        deps.log.error({ err }, 'an undecodable crawl report was dropped');
-        msg.term('undecodable');
-        continue;
-      }
-      while (running.size >= REPORT_CONCURRENCY) await Promise.race(running);
-      const task = applyCrawlReport(deps.pool, report).then(
-        (changed) => {
-          msg.ack();
-          if (changed) deps.scheduler.kick(report.crawlId);
-        },
-        (err: unknown) => {
-          deps.log.error({ err, crawlId: report.crawlId }, 'applying a crawl report failed; it will be redelivered');
-          msg.nak(1000);
-        },
-      );
-      running.add(task);
-      void task.finally(() => running.delete(task));
-    }
-    await Promise.all(running);
-  })();
-  return {
-    async stop() {
-      await messages.close();
-      await done;
+  return consumeReportStream(deps, {
+    stream: deps.names.crawlReportsStream,
+    consumer: deps.names.crawlReportsConsumer,
+    schema: CrawlBatchReportSchema,
+    what: 'crawl report',
+    concurrency: REPORT_CONCURRENCY,
+    async apply(report) {
+      if (await applyCrawlReport(deps.pool, report)) deps.scheduler.kick(report.crawlId);
     },
-  };
+  });
 }
