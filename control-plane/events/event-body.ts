@@ -25,6 +25,19 @@ interface ResultFields {
 }
 
 /**
+ * A stored result as a scrape result, or undefined for one that is not
+ * (a map's, or bytes that do not decode): such an event goes out without
+ * content rather than holding up every event behind it.
+ */
+function scrapeResultOf(stored: Uint8Array) {
+  try {
+    return fromBinary(ScrapeResultSchema, stored);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The JSON every receiver of the event gets (SPEC 6.3): {event, timestamp,
  * data}, rendered once so each target and attempt sends the same bytes.
  * job.completed gains its result's content, title and metadata. A body over
@@ -37,8 +50,8 @@ export async function renderEventBody(event: OutboxEvent, loadResult: LoadStored
   const envelope = { event: event.type, timestamp: event.created_at.toISOString(), data };
   if (event.type === JOB_EVENTS.completed && typeof data['job_id'] === 'string') {
     const stored = await loadResult(data['job_id']);
-    if (stored) {
-      const result = fromBinary(ScrapeResultSchema, stored);
+    const result = stored ? scrapeResultOf(stored) : undefined;
+    if (result) {
       data['result'] = {
         ...(data['result'] as object),
         content: result.content ? toJson(ValueSchema, result.content) : null,

@@ -53,7 +53,7 @@ export async function admitJob(
   const { kind, url, mode, formats, sync, request, tierPlan, deadline, requestWebhook } = spec;
   // Test keys (sk_test_) run free of charge (docs/api.md, API keys): nothing reserved, so every attempt is charged 0.
   const reserveMicrocents = caller.environment === 'test' ? 0 : spec.reserveMicrocents;
-  const steps = spec.reserveSteps ?? [spec.reserveMicrocents];
+  const steps = spec.reserveSteps ?? spec.tierPlan.map(() => spec.reserveMicrocents);
   const reserveSteps = caller.environment === 'test' ? steps.map(() => 0) : steps;
   const outcome = await insertJobWithReservation(db, {
     kind, url, mode, formats, sync, request, tierPlan, reserveMicrocents, reserveSteps, deadline, requestWebhook,

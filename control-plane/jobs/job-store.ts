@@ -50,7 +50,7 @@ export interface JobRequestFields {
   /**
    * What the plan reserves when it stops after each of its tiers (rising; the
    * last is reserveMicrocents). Admission keeps the longest prefix of the plan
-   * the balance and the key's budget can cover. Absent: the one step.
+   * the balance and the key's budget can cover. Absent: the whole plan at reserveMicrocents.
    */
   reserveSteps?: number[];
   deadline: Date;
@@ -126,7 +126,7 @@ export async function insertJobWithReservation(
     job.rejection.code, job.rejection.message, job.rejection.httpStatus,
     job.subscriptionRejection.code, job.subscriptionRejection.message, job.subscriptionRejection.httpStatus,
     job.requestWebhook ?? null,
-    job.reserveSteps ?? [job.reserveMicrocents],
+    job.reserveSteps ?? job.tierPlan.map(() => job.reserveMicrocents),
   ]);
   const row = res.rows[0]!;
   if (row.after !== null) return { admitted: true, balanceMicrocents: Number(row.after), subscriptionInactive: false };
