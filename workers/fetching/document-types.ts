@@ -1,3 +1,5 @@
+import { sniffMime, SNIFF_BYTES } from './content-type.js';
+
 /**
  * The binary documents a fetch may accept beside text, by the request's
  * mode: PDFs (mode pdf, and mode auto by content type) and images (mode ocr
@@ -19,14 +21,15 @@ export function acceptedDocumentMimes(mode: string, ocr: boolean): string[] {
   return [];
 }
 
-const SIGNATURES: Array<[DocumentKind, number[]]> = [
-  ['pdf', [0x25, 0x50, 0x44, 0x46, 0x2d]], // %PDF-
-  ['image', [0x89, 0x50, 0x4e, 0x47]], // PNG
-  ['image', [0xff, 0xd8, 0xff]], // JPEG
-  ['image', [0x47, 0x49, 0x46, 0x38]], // GIF8
-  ['image', [0x49, 0x49, 0x2a, 0x00]], // TIFF, little-endian
-  ['image', [0x4d, 0x4d, 0x00, 0x2a]], // TIFF, big-endian
-  ['image', [0x42, 0x4d]], // BMP
+/**
+ * Images sniffMime (content-type.ts) does not name, looked for only in a body
+ * labelled application/octet-stream: their short signatures would misread
+ * plain text sniffed there.
+ */
+const MORE_IMAGE_SIGNATURES: number[][] = [
+  [0x49, 0x49, 0x2a, 0x00], // TIFF, little-endian
+  [0x4d, 0x4d, 0x00, 0x2a], // TIFF, big-endian
+  [0x42, 0x4d], // BMP
 ];
 
 function isWebp(head: Uint8Array): boolean {
@@ -38,9 +41,8 @@ export function documentKind(mime: string, body: Uint8Array): DocumentKind {
   if (mime === PDF_MIME) return 'pdf';
   if (OCR_IMAGE_MIMES.includes(mime)) return 'image';
   if (mime !== UNLABELLED) return 'text';
-  if (isWebp(body)) return 'image';
-  for (const [kind, signature] of SIGNATURES) {
-    if (signature.every((byte, i) => body[i] === byte)) return kind;
-  }
-  return 'text';
+  const sniffed = sniffMime(body.subarray(0, SNIFF_BYTES));
+  if (sniffed === PDF_MIME) return 'pdf';
+  if (OCR_IMAGE_MIMES.includes(sniffed) || isWebp(body)) return 'image';
+  return MORE_IMAGE_SIGNATURES.some((signature) => signature.every((byte, i) => body[i] === byte)) ? 'image' : 'text';
 }

@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
 import { convertHtml, convertMarkdown, convertText, type ContentResult } from './content/index.js';
+import { escapeHtml } from './document-html.js';
 import { limitNesting } from './nesting-guard.js';
 import { toSafeJson } from './safe-json.js';
 import { askLlm, type LlmConfig, type LlmRequest } from './llm-step.js';
@@ -48,7 +49,6 @@ function isJsonType(contentType: string): boolean {
   return contentType === 'application/json' || contentType.endsWith('+json') || contentType === 'json';
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** SPEC 2.3 rule 1: a JSON API body is parsed into content.json; html is the JSON shown, not for parsing. */
 function rawJsonApi(body: string, input: PipelineInput): ProcessedDocument | null {
