@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ARTICLE_TITLE, startSiteServer, type SiteServer } from '../fixtures/site-server.js';
 import { GUARDED_TEXT, RENDERED_TEXT, STEALTH_TEXT, TIER_ROUTES } from '../fixtures/tier-pages.js';
+import { startTlsFingerprintServer, type TlsFingerprintServer } from '../fixtures/tls-fingerprint-server.js';
 import { apiClient, balanceOf, pollJob } from '../support/api.js';
 import { createTestAccount, getStack, waitForWorkers, type TestStack } from '../support/stack.js';
 
@@ -16,6 +17,7 @@ describe('escalation between the fetch tiers', function () {
   this.timeout(120_000);
   let stack: TestStack;
   let site: SiteServer;
+  let tlsGuarded: TlsFingerprintServer;
   let account: { accountId: string; key: string };
   let api: ReturnType<typeof apiClient>;
 
@@ -25,10 +27,16 @@ describe('escalation between the fetch tiers', function () {
     await waitForWorkers(stack.baseUrl, 60_000, 'fetch-t3');
     await waitForWorkers(stack.baseUrl, 60_000, 'browser');
     site = await startSiteServer({ routes: TIER_ROUTES });
+    tlsGuarded = await startTlsFingerprintServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<html><head><title>Fingerprinted</title></head><body><article><h1>Fingerprinted</h1><p>${GUARDED_TEXT}</p></article></body></html>`);
+    });
     account = await createTestAccount(stack, 10_000_000);
     api = apiClient(stack.baseUrl, account.key);
   });
-  after(async () => site?.close());
+  after(async () => {
+    await site?.close();
+    await tlsGuarded?.close();
+  });
 
   it('serves a static page from tier 1 without escalating', async () => {
     const res = await api.post('/api/v1/scrape', { url: `${site.url}/article`, formats: ['markdown'] });
@@ -49,6 +57,22 @@ describe('escalation between the fetch tiers', function () {
     ]);
     expect(res.body.billing.total_credits).to.equal(1.5);
     expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 300);
+  });
+
+  it('escalates a site that refuses a non-browser TLS ClientHello from tier 1 to tier 2', async () => {
+    const seen = tlsGuarded.hellos.length;
+    const res = await api.post('/api/v1/scrape', { url: `${tlsGuarded.url}/`, formats: ['markdown'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
+    expect(res.body.content).to.contain(GUARDED_TEXT);
+    expect(steps(res.body)).to.deep.equal([
+      ['1', 'blocked', 0],
+      ['2', 'success', 1.5],
+    ]);
+    // The guard judged two handshakes: tier 1's, refused, and tier 2's browser hello.
+    expect(tlsGuarded.hellos.length).to.be.at.least(seen + 2);
+    const refused = await api.post('/api/v1/scrape', { url: `${tlsGuarded.url}/`, cost_controls: { max_tier: '1' } });
+    expect(refused.status).to.equal(403);
+    expect(refused.body.error).to.equal('BLOCKED_BY_ANTIBOT');
   });
 
   it('runs the guarded page on tier 2 directly with force_tier 2', async () => {

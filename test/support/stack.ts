@@ -38,6 +38,8 @@ export function getStack(): Promise<TestStack> {
         TRAWL_PAYMENT_WEBHOOK_SECRET: payments.webhookSecret,
         // Webhook receivers in the suites speak HTTPS with certificates of a private CA the operator trusts.
         NODE_EXTRA_CA_CERTS: testCa().caPath,
+        // Tier 2's TLS client reads its trust store from SSL_CERT_FILE; the suites' HTTPS sites use the same CA.
+        SSL_CERT_FILE: testCa().caPath,
         // Retries 1 and 2 seconds apart instead of 1 and 5 minutes, so the suites can watch the schedule.
         TRAWL_WEBHOOK_RETRY_DELAYS_MS: '1000,2000',
       },
