@@ -57,6 +57,8 @@ export interface TrawlConfig {
   tiers: { impitBrowser: string; chromiumPath: string; browserConcurrency: number };
   /** Results kept in Redis for this long. */
   resultTtlSeconds: number;
+  /** How long a scrape starts at the tier that last worked for the account on a host, after an escalation (0 turns it off). */
+  tierMemoryTtlSeconds: number;
   llm: { baseUrl: string; apiKey: string; model: string; timeoutMs: number };
   /** A payment provider speaking Stripe's API (checkout sessions, signed webhooks); unset base URL or secret key: checkout answers 503. */
   payment: { baseUrl: string; secretKey: string; webhookSecret: string; timeoutMs: number };
@@ -227,6 +229,7 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
       browserConcurrency: Math.max(1, int(env, 'TRAWL_BROWSER_CONCURRENCY', 4)),
     },
     resultTtlSeconds: int(env, 'TRAWL_RESULT_TTL_SECONDS', 24 * 3600),
+    tierMemoryTtlSeconds: int(env, 'TRAWL_TIER_MEMORY_TTL_SECONDS', 3600),
     llm: {
       baseUrl: env.TRAWL_LLM_BASE_URL ?? '',
       apiKey: env.TRAWL_LLM_API_KEY ?? '',

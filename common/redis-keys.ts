@@ -25,6 +25,8 @@ export interface RedisKeys {
   crawlHostPace(host: string): string;
   /** A crawl page's fetched answer kept for `cache` (`page` is a digest of its URL). */
   crawlCache(page: string): string;
+  /** The tier that last worked for an account on a host, after an escalation (control-plane/scrape/tier-memory.ts). */
+  tierMemory(accountId: string, host: string): string;
   /** Prefix of the per-domain concurrency slots. */
   domainLeasePrefix: string;
   /** Requests made with an API key in one limit period (`counter` names the limit and the period's start). */
@@ -53,6 +55,7 @@ export function redisKeys(prefix: string): RedisKeys {
     crawlPageResult: (crawlId, page) => `${prefix}crawl-page:${crawlId}:${page}`,
     crawlHostPace: (host) => `${prefix}crawl-pace:${host}`,
     crawlCache: (page) => `${prefix}crawl-cache:${page}`,
+    tierMemory: (accountId, host) => `${prefix}tier-memory:${accountId}:${host}`,
     domainLeasePrefix: `${prefix}domain-lease:`,
     apiKeyRequests: (keyId, counter) => `${prefix}api-key-requests:${keyId}:${counter}`,
     // The braces keep one key's (or account's) state in one Redis Cluster slot, as one script touches it all.

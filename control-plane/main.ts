@@ -48,6 +48,7 @@ import { createDispatcher } from './scheduler/dispatcher.js';
 import { startReportConsumer } from './scheduler/report-consumer.js';
 import { startSweeper } from './scheduler/sweeper.js';
 import { createScrapeService } from './scrape/scrape-service.js';
+import { createTierMemory } from './scrape/tier-memory.js';
 import { createControlPlaneServer } from './server.js';
 
 await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys }) => {
@@ -62,7 +63,8 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const signals = releasingEndedJobs(startJobSignals(nc, names), limits.dispatch);
   const dispatcher = createDispatcher({ js, names, pool, log });
   const workers = startWorkerRegistry(nc, names, { windowMs: 15_000 });
-  const reports = await startReportConsumer({ js, jsm, names, pool, dispatcher, signals, log });
+  const tierMemory = createTierMemory({ redis, keys, ttlSeconds: config.tierMemoryTtlSeconds });
+  const reports = await startReportConsumer({ js, jsm, names, pool, dispatcher, signals, log, tierMemory });
   const crawlScheduler = startCrawlScheduler({ pool, js, names, log }, { intervalMs: 1_000 });
   const crawlReports = await startCrawlReportConsumer({ js, jsm, names, pool, scheduler: crawlScheduler, log });
   const sweeper = startSweeper({ pool, dispatcher, signals, log }, { intervalMs: 2_000, unpublishedAfterMs: 3_000 });
@@ -89,6 +91,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
           masterKeyHex: config.masterKeyHex,
           entitlement: limits.dispatch,
           guard: config.ssrf,
+          tierMemory,
         }));
       router.service(WebhookService, createWebhookService({ pool, nc, names, guard: config.ssrf, masterKeyHex: config.masterKeyHex }));
       router.service(ExtractService, createExtractService(services));

@@ -9,6 +9,7 @@ import type { Db } from '../jobs/job-store.js';
 import { createStartRecorder } from '../jobs/lifecycle.js';
 import { createWriteBatcher } from '../jobs/write-batcher.js';
 import type { Dispatcher } from './dispatcher.js';
+import type { TierMemory } from '../scrape/tier-memory.js';
 import { applyAttemptReport } from './report-handler.js';
 
 export interface ReportConsumerDeps {
@@ -19,6 +20,7 @@ export interface ReportConsumerDeps {
   dispatcher: Dispatcher;
   signals: JobSignals;
   log: Logger;
+  tierMemory: Pick<TierMemory, 'remember'>;
 }
 
 /** Reports applied at once; each holds a Postgres connection while it runs. */
@@ -43,7 +45,7 @@ export async function startReportConsumer(deps: ReportConsumerDeps): Promise<{ s
   const started = createStartRecorder(deps.pool);
   // Acks given in the same turn of the event loop leave in one write to NATS.
   const acks = createWriteBatcher<JsMsg>(async (done) => done.forEach((msg) => msg.ack()), { maxBatch: 256 });
-  const reportDeps = { pool: deps.pool, started, log: deps.log };
+  const reportDeps = { pool: deps.pool, started, log: deps.log, tierMemory: deps.tierMemory };
 
   const apply = async (msg: JsMsg, report: AttemptReport): Promise<void> => {
     try {

@@ -5,6 +5,7 @@ import type { JobSignal } from '../jobs/job-signals.js';
 import { loadEscalationContext, type AttemptOutcome, type AttemptRow, type Db, type JobForTask, type JobRecord, type StartedAttempt } from '../jobs/job-store.js';
 import { escalateJob, failJob, settleJob } from '../jobs/lifecycle.js';
 import type { WriteBatcher } from '../jobs/write-batcher.js';
+import type { TierMemory } from '../scrape/tier-memory.js';
 import { JS_SHELL, nextTier } from './tier-plan.js';
 
 export interface ReportEffects {
@@ -19,6 +20,8 @@ export interface ReportDeps {
   /** Where STARTED reports are written, several in one statement. */
   started: WriteBatcher<StartedAttempt>;
   log: Logger;
+  /** Told the tier a scrape escalated to, so the account's next scrapes of the host start there. */
+  tierMemory: Pick<TierMemory, 'remember'>;
 }
 
 function attemptOutcome(report: AttemptReport): AttemptOutcome {
@@ -35,6 +38,18 @@ function attemptOutcome(report: AttemptReport): AttemptOutcome {
     bytes: Number(report.bytes),
     workerId: report.workerId,
   };
+}
+
+/** Whether a succeeded job got there after an attempt on another tier. */
+const escalatedTo = (job: JobRecord) => job.status === 'succeeded' && job.attempt_list.some((a) => a.tier !== job.current_tier);
+
+/** The memory is an optimisation: losing it costs a probe, never the report. */
+async function rememberQuietly(deps: ReportDeps, job: JobRecord): Promise<void> {
+  try {
+    await deps.tierMemory.remember(job.account_id, job.url, job.current_tier!);
+  } catch (err) {
+    deps.log.warn({ err, jobId: job.id }, 'remembering the tier that worked failed');
+  }
 }
 
 /**
@@ -72,7 +87,9 @@ export async function applyAttemptReport(deps: ReportDeps, report: AttemptReport
   if (report.ok) {
     // A JavaScript shell is a page, but not the content: a browser tier renders it when the plan has one.
     if (report.classification === JS_SHELL && (await escalate({ ...outcome, succeeded: false, result: JS_SHELL }, JS_SHELL))) return effects;
-    return ended(await settleJob(deps.pool, report.jobId, outcome, { resultKey: report.resultKey, statusCode: report.statusCode }));
+    const settled = await settleJob(deps.pool, report.jobId, outcome, { resultKey: report.resultKey, statusCode: report.statusCode });
+    if (settled?.current_tier && escalatedTo(settled)) await rememberQuietly(deps, settled);
+    return ended(settled);
   }
 
   if (report.escalate && (await escalate(outcome))) return effects;

@@ -19,6 +19,12 @@ export interface TierPlanInput {
   availableTiers: readonly string[];
   /** Whether the document pool (PDF and OCR) is deployed. */
   documentPool?: boolean;
+  /**
+   * The tier that last worked for the caller on this host (tier-memory.ts):
+   * the plan starts there when it holds that tier, unless the caller forced
+   * a tier or asked for the cheapest tiers first (prefer_cost).
+   */
+  learnedTier?: string | undefined;
 }
 
 export interface TierPlan {
@@ -104,7 +110,9 @@ export function planTiers(input: TierPlanInput): TierPlan {
       available_tiers: [...input.availableTiers],
     });
   }
-  const tiers = cc.failFast ? deployed.slice(0, 1) : deployed;
+  const learned = cc.forceTier === undefined && !cc.preferCost && input.learnedTier !== undefined ? deployed.indexOf(input.learnedTier) : -1;
+  const from = learned > 0 ? deployed.slice(learned) : deployed;
+  const tiers = cc.failFast ? from.slice(0, 1) : from;
   return { tiers, maxCostMicrocents: Math.max(...tiers.map(tierPrice)) };
 }
 

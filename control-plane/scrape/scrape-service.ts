@@ -24,6 +24,7 @@ import { estimateTiers, firstAttemptPrice, planTiers } from '../scheduler/tier-p
 import { cookiesForScrape } from '../sessions/session-store.js';
 import { cacheIdentity, readCachedResult } from './result-cache.js';
 import { scrapeJobSpec, tierPlanInput } from './scrape-job.js';
+import type { TierMemory } from './tier-memory.js';
 
 export interface ScrapeServiceDeps {
   pool: Db;
@@ -45,6 +46,8 @@ export interface ScrapeServiceDeps {
   entitlement: DispatchEntitlement;
   /** The SSRF guard a webhook_url passes before the job is admitted. */
   guard: GuardOptions;
+  /** Where the tier that last worked for a host is recalled from. */
+  tierMemory: TierMemory;
 }
 
 /** Tiers from which a sync request is handed off at once (SPEC 4.1 rule 1): they take long. */
@@ -59,7 +62,8 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       if (request.extractionSchema !== undefined) validateExtractionSchema(request.extractionSchema);
       refuseUnconfiguredPrompt(request.extractionPrompt, deps.llmConfigured);
       if (request.webhookUrl) await checkWebhookTarget(request.webhookUrl, deps.guard);
-      const plan = planTiers({ ...tierPlanInput(request), availableTiers: deps.availableTiers, documentPool: deps.documentPool });
+      const learnedTier = await deps.tierMemory.recall(caller.accountId, request.url);
+      const plan = planTiers({ ...tierPlanInput(request), availableTiers: deps.availableTiers, documentPool: deps.documentPool, learnedTier });
       const jobId = randomUUID();
       const identity = request.cache && !request.forceRefresh ? cacheIdentity(request, caller.accountId) : null;
       const hit = identity ? await readCachedResult(deps.redis, deps.keys, identity) : null;

@@ -6,6 +6,7 @@ import type { AdmittedJob } from '../../control-plane/jobs/admission.js';
 import { createStartRecorder } from '../../control-plane/jobs/lifecycle.js';
 import { buildTask } from '../../control-plane/scheduler/dispatcher.js';
 import { applyAttemptReport, type ReportDeps } from '../../control-plane/scheduler/report-handler.js';
+import { createTierMemory, type TierMemory } from '../../control-plane/scrape/tier-memory.js';
 import { balanceOf } from '../support/api.js';
 import { admitTestJob, createTestCaller, getControlPlaneServices, type ControlPlaneServices, type TestCaller } from './support/database.js';
 
@@ -13,10 +14,12 @@ describe('attempt reports on a two-tier plan (Postgres)', function () {
   this.timeout(30_000);
   let services: ControlPlaneServices;
   let deps: ReportDeps;
+  let tierMemory: TierMemory;
 
   before(async () => {
     services = await getControlPlaneServices();
-    deps = { pool: services.pool, started: createStartRecorder(services.pool), log: createLogger('report-test', 'fatal') };
+    tierMemory = createTierMemory({ redis: services.redis, keys: services.keys, ttlSeconds: 60 });
+    deps = { pool: services.pool, started: createStartRecorder(services.pool), log: createLogger('report-test', 'fatal'), tierMemory };
   });
 
   const admitTwoTierJob = (caller: TestCaller) =>
@@ -92,6 +95,10 @@ describe('attempt reports on a two-tier plan (Postgres)', function () {
       { kind: 'settle', amount: 0 },
     ]);
     expect(await balanceOf(services.pool, caller.accountId)).to.equal(9_700);
+    // The account's next scrapes of the host start at the tier that worked; other accounts' do not.
+    expect(await tierMemory.recall(caller.accountId, 'https://EXAMPLE.com/other')).to.equal('2');
+    expect(await tierMemory.recall(caller.accountId, 'https://example.org/')).to.equal(undefined);
+    expect(await tierMemory.recall((await createTestCaller(services, 0)).accountId, 'https://example.com/')).to.equal(undefined);
 
     // The success redelivered changes nothing either.
     expect(await applyAttemptReport(deps, success)).to.deep.equal({ dispatch: [], signals: [] });
@@ -109,6 +116,13 @@ describe('attempt reports on a two-tier plan (Postgres)', function () {
       { kind: 'settle', amount: 1_700 },
     ]);
     expect(await balanceOf(services.pool, caller.accountId)).to.equal(9_700);
+  });
+
+  it('remembers nothing for a job that succeeded on the tier it started at', async () => {
+    const caller = await createTestCaller(services, 10_000);
+    const job = await admitTwoTierJob(caller);
+    await applyAttemptReport(deps, report(job, job.attempt, { ok: true, resultKey: 'k', statusCode: 200 }));
+    expect(await tierMemory.recall(caller.accountId, 'https://example.com/')).to.equal(undefined);
   });
 
   it('fails a tier-2 attempt with no tier left and refunds the whole reservation, once', async () => {

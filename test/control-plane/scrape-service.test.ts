@@ -19,6 +19,7 @@ import { createStartRecorder } from '../../control-plane/jobs/lifecycle.js';
 import { createDispatcher } from '../../control-plane/scheduler/dispatcher.js';
 import { applyAttemptReport } from '../../control-plane/scheduler/report-handler.js';
 import { createScrapeService } from '../../control-plane/scrape/scrape-service.js';
+import { createTierMemory } from '../../control-plane/scrape/tier-memory.js';
 import { controlPlaneInterceptors } from '../../control-plane/server.js';
 import { balanceOf } from '../support/api.js';
 import { createTestCaller, useControlPlaneServices } from './support/database.js';
@@ -47,6 +48,7 @@ describe('ScrapeService behind the control-plane interceptors', function () {
       log,
       entitlement: UNLIMITED_DISPATCH,
       guard: { allowPrivate: false, allowCidrs: ['127.0.0.1/32'] },
+      tierMemory: createTierMemory({ redis: over.redis ?? ctx.services.redis, keys: ctx.services.keys, ttlSeconds: 60 }),
     };
     const transport = createRouterTransport((router) => router.service(ScrapeService, createScrapeService(deps)), {
       transport: { useBinaryFormat: !over.json },
@@ -110,7 +112,7 @@ describe('ScrapeService behind the control-plane interceptors', function () {
     const resultKey = ctx.services.keys.result(job.jobId, attempt.rows[0]!.id);
     await ctx.services.redis.set(resultKey, Buffer.from(toBinary(ScrapeResultSchema, create(ScrapeResultSchema, { url: 'https://example.com/', statusCode: 200 }))));
     await applyAttemptReport(
-      { pool: ctx.services.pool, started: createStartRecorder(ctx.services.pool), log },
+      { pool: ctx.services.pool, started: createStartRecorder(ctx.services.pool), log, tierMemory: createTierMemory({ redis: ctx.services.redis, keys: ctx.services.keys, ttlSeconds: 60 }) },
       create(AttemptReportSchema, { jobId: job.jobId, attemptId: attempt.rows[0]!.id, tier: '1', pool: 'fetch-t1', phase: AttemptPhase.FINISHED, ok: true, resultKey, statusCode: 200 }),
     );
     // The stored result travels as it is in a protobuf answer, and is decoded for a JSON one.

@@ -58,6 +58,20 @@ describe('tier planning', () => {
     expect(planTiers({ mode: 'auto', renderJs: false, costControls: { preferSpeed: true }, availableTiers: ALL }).tiers).to.deep.equal(['3', '4']);
   });
 
+  it('starts at the tier that last worked for the host, unless the caller forced a tier or prefers cost', () => {
+    const plan = (costControls: Parameters<typeof planTiers>[0]['costControls'], learnedTier: string | undefined, mode = 'auto') =>
+      planTiers({ mode, renderJs: false, costControls, availableTiers: ALL, learnedTier }).tiers;
+    expect(plan({}, '2')).to.deep.equal(['2', '3', '4']);
+    expect(plan({}, '3')).to.deep.equal(['3', '4']);
+    expect(plan({ failFast: true }, '2')).to.deep.equal(['2']);
+    expect(plan({ preferCost: true }, '3')).to.deep.equal(['1', '2', '3', '4']);
+    expect(plan({ forceTier: '1' }, '3')).to.deep.equal(['1']);
+    // A remembered tier the request cannot use (max_tier, html mode) leaves the plan as it was.
+    expect(plan({ maxTier: '2' }, '4')).to.deep.equal(['1', '2']);
+    expect(plan({}, '4', 'html')).to.deep.equal(['1', '2']);
+    expect(plan({}, undefined)).to.deep.equal(['1', '2', '3', '4']);
+  });
+
   it('refuses render_js or js mode under a max_tier below the browser tier, naming both fields', () => {
     for (const [mode, renderJs, field] of [['auto', true, 'advanced.render_js'], ['js', false, 'mode']] as const) {
       const err = planError(() => planTiers({ mode, renderJs, costControls: { maxTier: '1' }, availableTiers: ALL }));

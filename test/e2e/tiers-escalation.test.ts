@@ -30,6 +30,9 @@ describe('escalation between the fetch tiers', function () {
     tlsGuarded = await startTlsFingerprintServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<html><head><title>Fingerprinted</title></head><body><article><h1>Fingerprinted</h1><p>${GUARDED_TEXT}</p></article></body></html>`);
     });
+  });
+  // Each case on an account of its own: an escalation teaches the account's next scrapes of the host where to start.
+  beforeEach(async () => {
     account = await createTestAccount(stack, 10_000_000);
     api = apiClient(stack.baseUrl, account.key);
   });
@@ -73,6 +76,22 @@ describe('escalation between the fetch tiers', function () {
     const refused = await api.post('/api/v1/scrape', { url: `${tlsGuarded.url}/`, cost_controls: { max_tier: '1' } });
     expect(refused.status).to.equal(403);
     expect(refused.body.error).to.equal('BLOCKED_BY_ANTIBOT');
+  });
+
+  it("starts the account's next scrape of the host at the tier that worked, and from tier 1 again with prefer_cost", async () => {
+    const first = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/client-hints`, formats: ['markdown'] });
+    expect(steps(first.body)).to.deep.equal([
+      ['1', 'blocked', 0],
+      ['2', 'success', 1.5],
+    ]);
+    const again = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/client-hints?page=2`, formats: ['markdown'] });
+    expect(again.status, JSON.stringify(again.body).slice(0, 400)).to.equal(200);
+    expect(steps(again.body)).to.deep.equal([['2', 'success', 1.5]]);
+    const cheap = await api.post('/api/v1/scrape', { url: `${site.url}/article`, formats: ['markdown'], cost_controls: { prefer_cost: true } });
+    expect(steps(cheap.body)).to.deep.equal([['1', 'success', 1]]);
+    // Another account has learned nothing about the host.
+    const other = apiClient(stack.baseUrl, (await createTestAccount(stack, 10_000)).key);
+    expect(steps((await other.post('/api/v1/scrape', { url: `${site.url}/article`, formats: ['markdown'] })).body)).to.deep.equal([['1', 'success', 1]]);
   });
 
   it('runs the guarded page on tier 2 directly with force_tier 2', async () => {
