@@ -1,0 +1,157 @@
+/**
+ * Automatic escalation against "always the browser" on the same mixed set of
+ * pages, through the whole stack, in the same run: mostly static pages, some
+ * behind a check of the client hints and fetch metadata a browser sends, and
+ * some JavaScript-only application shells, each kind served as a site of its
+ * own (its own port, so its own host for the tier memory).
+ *
+ *   npm run bench:escalation [-- --static 70 --guarded 15 --js 15 --concurrency 8 --rounds 3]
+ *
+ * Each round runs both ways, alternating which goes first, each on a new
+ * account (so nothing is remembered from the round before), and prints
+ * pages/s, credits spent and the tiers used; the last lines give the ranges
+ * of the ratios over the rounds.
+ * TRAWL_BENCH_STACK and TRAWL_BENCH_REDIS_DB name the stack's resources (default bench, 8).
+ */
+import http, { type IncomingMessage } from 'node:http';
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { bootIsolatedStack, createAccountWithKey } from '../../deploy/local/isolated-stack.js';
+
+const { values } = parseArgs({
+  options: {
+    static: { type: 'string', default: '70' },
+    guarded: { type: 'string', default: '15' },
+    js: { type: 'string', default: '15' },
+    concurrency: { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const concurrency = Number(values.concurrency);
+const rounds = Number(values.rounds);
+
+/** A few kilobytes of article, different on every page. */
+function article(kind: string, n: number): string {
+  const paragraphs = Array.from(
+    { length: 10 },
+    (_, i) => `<p>Paragraph ${i + 1} of ${kind} bulletin ${n}: the survey vessel charted ${n * 7 + i} soundings along the eastern channel before the weather turned, and the crew logged every buoy they passed.</p>`,
+  ).join('');
+  return `<article><h1>${kind} bulletin ${n}</h1>${paragraphs}</article>`;
+}
+
+const shell = (title: string, body: string) =>
+  `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><nav><a href="/">Home</a> <a href="/about">About</a></nav>${body}<footer>Harbour Authority</footer></body></html>`;
+
+type Kind = 'static' | 'guarded' | 'js';
+const browserLike = (req: IncomingMessage) =>
+  typeof req.headers['sec-ch-ua'] === 'string' && req.headers['sec-fetch-mode'] === 'navigate' && req.headers['sec-fetch-dest'] === 'document' && !!req.headers['accept-language'];
+
+function pageFor(kind: Kind, n: number, req: IncomingMessage): { status: number; html: string } {
+  if (kind === 'guarded' && !browserLike(req)) return { status: 403, html: shell('Forbidden', '<h1>Forbidden</h1><p>Request blocked.</p>') };
+  if (kind === 'js') {
+    return { status: 200, html: shell(`Bulletin ${n}`, `<div id="root"></div><script>document.getElementById('root').innerHTML = ${JSON.stringify(article(kind, n))};</script>`) };
+  }
+  return { status: 200, html: shell(`Bulletin ${n}`, article(kind, n)) };
+}
+
+async function serve(kind: Kind): Promise<{ base: string; close(): void }> {
+  const server = http.createServer((req, res) => {
+    const n = Number(/^\/bulletin\/(\d+)/.exec(req.url ?? '')?.[1] ?? 0);
+    const { status, html } = pageFor(kind, n, req);
+    const body = Buffer.from(html);
+    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { base: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => server.close() };
+}
+
+const sites = { static: await serve('static'), guarded: await serve('guarded'), js: await serve('js') };
+// The set, interleaved as a real queue of mixed work would be.
+const set: Array<{ kind: Kind; n: number }> = [];
+const counts: Record<Kind, number> = { static: Number(values.static), guarded: Number(values.guarded), js: Number(values.js) };
+const total = counts.static + counts.guarded + counts.js;
+for (let i = 0; i < total; i++) {
+  const kind = (['static', 'guarded', 'js'] as const).map((k) => [k, counts[k] - set.filter((p) => p.kind === k).length, counts[k]] as const).sort((a, b) => b[1] / b[2] - a[1] / a[2])[0]![0];
+  set.push({ kind, n: set.filter((p) => p.kind === kind).length });
+}
+
+process.stdout.write('booting the stack...\n');
+const stack = await bootIsolatedStack({
+  name: process.env.TRAWL_BENCH_STACK ?? 'bench',
+  redisDb: Number(process.env.TRAWL_BENCH_REDIS_DB ?? 8),
+  env: { LOG_LEVEL: 'error', TRAWL_BROWSER_CONCURRENCY: '4', DOMAIN_CONCURRENCY: '256' },
+});
+
+interface RunResult {
+  pagesPerSecond: number;
+  credits: number;
+  errors: number;
+  tiers: Record<string, number>;
+}
+
+async function runSet(way: 'auto' | 'always tier 4'): Promise<RunResult> {
+  const { key } = await createAccountWithKey(stack, 1_000_000_000, { enterprise: true });
+  let next = 0;
+  let credits = 0;
+  let errors = 0;
+  const tiers: Record<string, number> = {};
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < set.length) {
+        const page = set[next++]!;
+        const res = await request(`${stack.baseUrl}/api/v1/scrape`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body: JSON.stringify({
+            url: `${sites[page.kind].base}/bulletin/${page.n}`,
+            formats: ['markdown'],
+            sync_policy: 'wait_until_deadline',
+            ...(way === 'always tier 4' ? { cost_controls: { force_tier: '4' } } : {}),
+          }),
+        });
+        const body = (await res.body.json().catch(() => ({}))) as { content?: unknown; billing?: { total_credits?: number; tier_used?: string } };
+        const ok = res.statusCode === 200 && typeof body.content === 'string' && body.content.includes(`${page.kind} bulletin ${page.n}`);
+        if (!ok) errors++;
+        credits += body.billing?.total_credits ?? 0;
+        const tier = body.billing?.tier_used ?? '?';
+        tiers[tier] = (tiers[tier] ?? 0) + 1;
+      }
+    }),
+  );
+  return { pagesPerSecond: set.length / ((performance.now() - started) / 1000), credits, errors, tiers };
+}
+
+const fmt = (n: number, width = 9) => n.toFixed(2).padStart(width);
+const line = (name: string, r: RunResult) =>
+  `${name.padEnd(16)} ${fmt(r.pagesPerSecond)} ${fmt(r.credits, 10)} ${String(r.errors).padStart(6)}   ${Object.entries(r.tiers)
+    .sort()
+    .map(([t, c]) => `${t}:${c}`)
+    .join(' ')}\n`;
+
+try {
+  process.stdout.write(`\n${set.length} pages (${counts.static} static, ${counts.guarded} guarded, ${counts.js} JavaScript-only), concurrency ${concurrency}\n`);
+  // Warm-up: the browsers, the TLS client, connections, JIT, the pipeline threads.
+  await runSet('always tier 4');
+  await runSet('auto');
+  const speed: number[] = [];
+  const cost: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const order = round % 2 === 1 ? (['auto', 'always tier 4'] as const) : (['always tier 4', 'auto'] as const);
+    const results = {} as Record<'auto' | 'always tier 4', RunResult>;
+    for (const way of order) results[way] = await runSet(way);
+    const auto = results['auto'];
+    const browser = results['always tier 4'];
+    speed.push(auto.pagesPerSecond / browser.pagesPerSecond);
+    cost.push(browser.credits / Math.max(auto.credits, 1e-9));
+    process.stdout.write(`\nround ${round}\n${'way'.padEnd(16)} ${'pages/s'.padStart(9)} ${'credits'.padStart(10)} errors   tiers used\n`);
+    process.stdout.write(line('auto', auto) + line('always tier 4', browser));
+    process.stdout.write(`${'ratio'.padEnd(16)} ${fmt(speed.at(-1)!)}x ${fmt(cost.at(-1)!, 9)}x cheaper\n`);
+  }
+  const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}x`;
+  process.stdout.write(`\nover ${rounds} rounds: auto is ${range(speed)} the pages/s of always tier 4, and ${range(cost)} cheaper\n`);
+} finally {
+  await stack.stop();
+  for (const site of Object.values(sites)) site.close();
+}
