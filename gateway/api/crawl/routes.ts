@@ -40,6 +40,7 @@ function presentPage(p: CrawlPage) {
     error: p.errorCode ? { code: p.errorCode, message: p.errorMessage } : null,
     result,
     completed_at: p.completedAt,
+    change_tracking: p.changeTracking ?? null,
   };
 }
 
@@ -79,6 +80,7 @@ function presentStatus(s: CrawlStatus, withResults: boolean) {
     updated_at: s.updatedAt,
     completed_at: s.completedAt ?? null,
     config: s.config ?? {},
+    change_tracking: s.changeTracking ?? null,
     ...(withResults ? { results: s.results.map(presentPage), results_total: s.resultsTotal } : {}),
   };
 }
