@@ -201,8 +201,8 @@ export const PageChangeEvent = z
 const FieldChange = z
   .object({
     field: z.string().meta({ description: 'Dotted path into nested objects; arrays are compared whole.' }),
-    old: z.unknown().nullable(),
-    new: z.unknown().nullable(),
+    old: z.unknown().meta({ description: 'Any JSON value; null for an added field.' }),
+    new: z.unknown().meta({ description: 'Any JSON value; null for a removed field.' }),
     change: z.enum(['added', 'removed', 'modified']),
   })
   .meta({ id: 'CrawlFieldChange' });
