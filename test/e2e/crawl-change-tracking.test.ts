@@ -4,12 +4,15 @@ import { apiClient, balanceOf } from '../support/api.js';
 import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
 import { crawlResults, linkPage, waitForCrawl, type Api } from './crawl-support.js';
 
+type SiteState = { version: 1 | 2 | 3; homeDelayMs: number };
+
 /**
- * A site in two versions. Version 1: home links /a, /b and /c. Version 2:
+ * A site in three versions. Version 1: home links /a, /b and /c. Version 2:
  * /b says something else under another title, /c is gone (no link, 404) and
- * home links /d instead. /a stays the same (its whitespace aside).
+ * home links /d instead. /a stays the same (its whitespace aside). Version 3:
+ * version 1 with /c answering 404 though home still links it.
  */
-function versionedSite(state: { version: 1 | 2; homeDelayMs: number }): SiteRoute[] {
+function versionedSite(state: SiteState): SiteRoute[] {
   const v1: Record<string, SiteRoute> = {
     '/': linkPage('/', 'Home', ['/a', '/b', '/c']),
     '/a': linkPage('/a', 'Alpha', [], '<p>Alpha never changes.</p>'),
@@ -26,7 +29,7 @@ function versionedSite(state: { version: 1 | 2; homeDelayMs: number }): SiteRout
     path,
     handle: async (ctx) => {
       if (path === '/' && state.homeDelayMs > 0) await new Promise((r) => setTimeout(r, state.homeDelayMs));
-      const route = (state.version === 1 ? v1 : v2)[path];
+      const route = state.version === 2 ? v2[path] : state.version === 3 && path === '/c' ? undefined : v1[path];
       if (!route) {
         ctx.res.writeHead(404, { 'content-type': 'text/html' });
         ctx.res.end('<h1>Not found</h1>');
@@ -41,7 +44,7 @@ describe('crawl change_tracking (end to end)', function () {
   this.timeout(180_000);
   let stack: TestStack;
   let site: SiteServer;
-  const state: { version: 1 | 2; homeDelayMs: number } = { version: 1, homeDelayMs: 0 };
+  const state: SiteState = { version: 1, homeDelayMs: 0 };
   before(async () => {
     stack = await getStack();
     site = await startSiteServer({ routes: versionedSite(state) });
@@ -168,6 +171,33 @@ describe('crawl change_tracking (end to end)', function () {
     // Another account crawling the same site under the same default id starts from nothing.
     const elsewhere = await crawl(apiClient(stack.baseUrl, other.key), { enabled: true });
     expect(elsewhere.done.change_tracking).to.include({ tracking_id: `127.0.0.1:${site.port}`, previous_crawl_id: null, new: 4, unchanged: 0 });
+  });
+
+  it('reports a page that now answers 404 as removed, on its failed result and in the summary', async () => {
+    const account = await createTestAccount(stack, 10_000_000);
+    const api = apiClient(stack.baseUrl, account.key);
+    const tracking = { enabled: true, tracking_id: 'gone' };
+    state.version = 1;
+    const first = await crawl(api, tracking);
+    state.version = 3;
+    const second = await crawl(api, tracking);
+    expect(second.done.status).to.equal('partial');
+    expect(second.done.change_tracking).to.include({ new: 0, changed: 0, unchanged: 3, removed: 1 });
+    expect(second.done.change_tracking.removed_urls).to.deep.equal([`${site.url}/c`]);
+    const gone = second.byPath.get('/c')!;
+    expect(gone.status).to.equal('failed');
+    expect(gone.credits_used).to.equal(0);
+    expect(gone.change_tracking).to.include({
+      status: 'removed',
+      previous_crawl_id: first.id,
+      previous_hash: first.byPath.get('/c')!.change_tracking.content_hash,
+      content_hash: null,
+    });
+    // Forgotten once removed: found again, it is new.
+    state.version = 1;
+    const third = await crawl(api, tracking);
+    expect(third.byPath.get('/c')!.change_tracking).to.include({ status: 'new', previous_hash: null });
+    expect(third.done.change_tracking).to.include({ new: 1, unchanged: 3, removed: 0 });
   });
 
   it('runs one crawl per tracking id at a time, and leaves pages without change_tracking when it is off', async () => {
