@@ -183,6 +183,11 @@ function diffOf(tracking: ChangeTracking, base: BaselineRow, m: ChangeMaterial):
   return base.content === null ? null : contentDiff(base.content, m.content);
 }
 
+/** Rows as one array per field, in `fields` order: the parameters of an `unnest` insert. */
+function columns<R, K extends keyof R>(rows: readonly R[], fields: readonly K[]): Array<Array<R[K]>> {
+  return fields.map((f) => rows.map((r) => r[f]));
+}
+
 /**
  * Compares pages that completed (in the report's transaction) with their
  * baselines: records each page's change once and makes this crawl's
@@ -223,18 +228,10 @@ export async function recordPageChanges(db: Db, tracked: TrackedReport, urls: re
           AS r(url, status, previous_crawl_id, previous_scraped_at, hash, previous_hash, diff)
      ON CONFLICT (crawl_id, url) DO UPDATE SET status = EXCLUDED.status, previous_crawl_id = EXCLUDED.previous_crawl_id,
        previous_scraped_at = EXCLUDED.previous_scraped_at, content_hash = EXCLUDED.content_hash, previous_hash = EXCLUDED.previous_hash, diff = EXCLUDED.diff`,
-    [
-      tracking.crawlId,
-      rows.map((r) => r.url),
-      rows.map((r) => r.status),
-      rows.map((r) => r.previousCrawlId),
-      rows.map((r) => r.previousScrapedAt),
-      rows.map((r) => r.hash),
-      rows.map((r) => r.previousHash),
-      rows.map((r) => r.diff),
-    ],
+    [tracking.crawlId, ...columns(rows, ['url', 'status', 'previousCrawlId', 'previousScrapedAt', 'hash', 'previousHash', 'diff'])],
   );
   const kept = (content: string) => (content.length <= CHANGE_TRACKING_LIMITS.maxStoredContentChars ? content : null);
+  const next = pages.map((p) => ({ url: p.url, contentHash: p.m.contentHash, fieldsHash: p.m.fieldsHash, content: kept(p.m.content), fields: JSON.stringify(p.m.fields) }));
   await db.query(
     `INSERT INTO change_baselines (account_id, tracking_id, url, crawl_id, crawl_created_at, scraped_at, content_hash, fields_hash, content, fields)
      SELECT t.account_id, t.tracking_id, p.url, t.crawl_id, t.crawl_created_at, now(), p.content_hash, p.fields_hash, p.content, p.fields
@@ -243,14 +240,7 @@ export async function recordPageChanges(db: Db, tracked: TrackedReport, urls: re
      ON CONFLICT (account_id, tracking_id, url) DO UPDATE SET crawl_id = EXCLUDED.crawl_id, crawl_created_at = EXCLUDED.crawl_created_at,
        scraped_at = EXCLUDED.scraped_at, content_hash = EXCLUDED.content_hash, fields_hash = EXCLUDED.fields_hash, content = EXCLUDED.content, fields = EXCLUDED.fields
      WHERE change_baselines.crawl_created_at <= EXCLUDED.crawl_created_at`,
-    [
-      tracking.crawlId,
-      pages.map((p) => p.url),
-      pages.map((p) => p.m.contentHash),
-      pages.map((p) => p.m.fieldsHash),
-      pages.map((p) => kept(p.m.content)),
-      pages.map((p) => JSON.stringify(p.m.fields)),
-    ],
+    [tracking.crawlId, ...columns(next, ['url', 'contentHash', 'fieldsHash', 'content', 'fields'])],
   );
   return changes;
 }
