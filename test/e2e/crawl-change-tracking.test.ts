@@ -125,6 +125,13 @@ describe('crawl change_tracking (end to end)', function () {
     expect(second.done.billing.credits_used).to.equal(8);
     expect(await ledgerSum(second.id)).to.equal(-8 * 200);
 
+    // The stream's page.completed events (stored as the stream serves them) carry the change, without the diff.
+    const events = await stack.pool.query<{ data: any }>(`SELECT data FROM crawl_events WHERE crawl_id = $1 AND event = 'page.completed'`, [second.id]);
+    const eventChange = new Map(events.rows.map((e) => [path(e.data.url), e.data.change_tracking]));
+    expect(eventChange.get('/b')).to.deep.equal({ status: 'changed', content_hash: beta.content_hash, previous_hash: beta.previous_hash });
+    expect(eventChange.get('/d')).to.deep.include({ status: 'new', previous_hash: null });
+    expect(eventChange.size).to.equal(4);
+
     // The second crawl is now the baseline: a third crawl of the unchanged site finds nothing new.
     const third = await crawl(api, tracking);
     expect(third.done.change_tracking).to.include({ previous_crawl_id: second.id, new: 0, changed: 0, unchanged: 4, removed: 0 });
@@ -212,7 +219,14 @@ describe('crawl change_tracking (end to end)', function () {
       expect(twin.status).to.equal(409);
       expect(twin.body).to.include({ error: 'CONFLICT' });
       expect(twin.body.details).to.include({ tracking_id: 'busy', crawl_id: running.body.crawl_id });
-      await waitForCrawl(api, running.body.crawl_id, 60_000);
+      // Once it is cancelled another may start; the cancelled one cannot resume while that one runs.
+      expect((await api.call('DELETE', `/api/v1/crawl/${running.body.crawl_id}`)).status).to.equal(200);
+      const next = await api.post('/api/v1/crawl', { url: `${site.url}/`, max_pages: 10, change_tracking: { enabled: true, tracking_id: 'busy' } });
+      expect(next.status).to.equal(202);
+      const resumed = await api.post(`/api/v1/crawl/${running.body.crawl_id}/resume`, {});
+      expect(resumed.status).to.equal(409);
+      expect(resumed.body.details).to.include({ tracking_id: 'busy', crawl_id: next.body.crawl_id });
+      await waitForCrawl(api, next.body.crawl_id, 60_000);
     } finally {
       state.homeDelayMs = 0;
     }
