@@ -177,3 +177,13 @@ export const WEBHOOK_NAME_MAX_CHARS = 100;
 export const WEBHOOK_DELIVERIES_DEFAULT_LIMIT = 50;
 export const WEBHOOK_DELIVERIES_MAX_LIMIT = 200;
 export const WEBHOOK_USER_AGENT = 'Service-Webhook/1.0';
+
+/** Change tracking of crawls (docs/decisions/0016-change-tracking.md). */
+export const CHANGE_TRACKING_LIMITS = Object.freeze({
+  /** Normalised content longer than this is compared by hash only: it is not kept for diffs. */
+  maxStoredContentChars: 1_000_000,
+  /** Removed URLs listed in a crawl's change_tracking summary (the count is always complete). */
+  removedUrlsShown: 1_000,
+  /** Lines of context around each change of a content diff. */
+  diffContextLines: 3,
+});

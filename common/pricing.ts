@@ -27,6 +27,16 @@ export const MAP_PRICE = MICROCENTS_PER_CREDIT;
 /** advanced.ocr and mode ocr: five credits on top of the fetch (SPEC 2.5). */
 export const OCR_PRICE = 5 * MICROCENTS_PER_CREDIT;
 
+/**
+ * Crawl change_tracking.include_diff: a surcharge on each page the diff is
+ * made for, on top of its tier price (SPEC 2.10): one credit in content
+ * mode, two in structured mode.
+ */
+export const CHANGE_DIFF_PRICES: Readonly<Record<'content' | 'structured', number>> = {
+  content: MICROCENTS_PER_CREDIT,
+  structured: 2 * MICROCENTS_PER_CREDIT,
+};
+
 export function extractPrice(chars: number): number {
   return chars > EXTRACT_LARGE_THRESHOLD_CHARS ? EXTRACT_LARGE_PRICE : EXTRACT_PRICE;
 }

@@ -66,7 +66,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const tierMemory = createTierMemory({ redis, keys, ttlSeconds: config.tierMemoryTtlSeconds });
   const reports = await startReportConsumer({ js, jsm, names, pool, dispatcher, signals, log, tierMemory });
   const crawlScheduler = startCrawlScheduler({ pool, js, names, log }, { intervalMs: 1_000 });
-  const crawlReports = await startCrawlReportConsumer({ js, jsm, names, pool, scheduler: crawlScheduler, log });
+  const crawlReports = await startCrawlReportConsumer({ js, jsm, names, pool, redis, scheduler: crawlScheduler, log });
   const sweeper = startSweeper({ pool, dispatcher, signals, log }, { intervalMs: 2_000, unpublishedAfterMs: 3_000 });
   const deliveries = startDeliveryDispatcher({ pool, js, names, log, masterKeyHex: config.masterKeyHex });
   const relay = await startOutboxRelay({ pool, js, names, redis, log, deliveriesCreated: deliveries.wake });

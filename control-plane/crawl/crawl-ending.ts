@@ -1,6 +1,7 @@
 import { toCredits } from '../../common/pricing.js';
 import { applyLedgerEntry } from '../billing/ledger.js';
 import type { Db } from '../jobs/job-store.js';
+import { recordRemovedPages } from './change-tracking.js';
 import { recordCrawlEvents } from './crawl-events.js';
 import { crawlProgress, eventTarget } from './crawl-progress.js';
 import { addMoney, closeCrawl, type CrawlRow } from './crawl-store.js';
@@ -39,6 +40,7 @@ export function naturalEnding(progress: { completed: number; failed: number }): 
  */
 export async function endCrawl(db: Db, crawl: CrawlRow, ending: CrawlEnding): Promise<{ leftover: number; refundedMicrocents: number; usedMicrocents: number }> {
   const leftover = await closeCrawl(db, crawl.id, ending.status, ending.leftover, ending.error);
+  await recordRemovedPages(db, crawl.id, ending.status);
   const unused = Number(crawl.debited_microcents) - Number(crawl.used_microcents) - Number(crawl.refunded_microcents);
   let refunded = 0;
   if (unused > 0) {

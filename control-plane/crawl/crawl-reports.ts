@@ -1,10 +1,12 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { Logger } from '../../common/logger.js';
 import type { NatsNames } from '../../common/nats-names.js';
 import { CrawlBatchReportSchema, type CrawlBatchReport, type DiscoveredLink } from '../../proto/gen/trawl/v1/crawl_pb.js';
 import { withTransaction } from '../billing/ledger.js';
 import { consumeReportStream } from '../report-stream.js';
+import { prepareTrackedReport, recordPageChanges, trackedPagePrice, type PageChangeEvent, type TrackedReport } from './change-tracking.js';
 import { recordCrawlEvents, type CrawlHappening } from './crawl-events.js';
 import { crawlProgress, eventTarget, pageJobId, progressData } from './crawl-progress.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
@@ -33,7 +35,7 @@ function frontierUrls(links: readonly DiscoveredLink[], maxDepth: number) {
  * for a crawl that ended (cancelled) or a batch whose claims expired changes
  * nothing for those pages.
  */
-export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport): Promise<boolean> {
+export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport, tracked: TrackedReport | null = null): Promise<boolean> {
   return withTransaction(pool, async (client) => {
     const crawl = await lockCrawl(client, report.crawlId);
     if (!crawl || !ACTIVE.includes(crawl.status)) return false;
@@ -45,7 +47,7 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport):
       status: p.disallowed ? 'skipped' : p.ok ? 'completed' : 'failed',
       statusCode: p.statusCode,
       tier: p.cached ? CACHE_TIER : p.tier || crawl.tier,
-      costMicrocents: p.ok && !p.cached ? price : 0,
+      costMicrocents: p.ok && !p.cached ? trackedPagePrice(price, tracked, p.url) : 0,
       cached: p.cached,
       resultKey: p.resultKey || null,
       errorCode: p.ok ? null : p.errorCode || null,
@@ -54,6 +56,7 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport):
     const applied = await finishPages(client, crawl.id, report.batchId, inputs);
     const released = await releaseBatch(client, crawl.id, report.batchId);
     const appliedUrls = new Set(applied.map((p) => p.url));
+    const changes = tracked ? await recordPageChanges(client, tracked, applied.filter((p) => p.status === 'completed').map((p) => p.url)) : new Map<string, PageChangeEvent>();
 
     const links: DiscoveredLink[] = [...report.seeds];
     for (const p of report.pages) if (appliedUrls.has(p.url) && p.ok) links.push(...p.links);
@@ -70,7 +73,17 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport):
         tiers[p.tier] = (tiers[p.tier] ?? 0) + 1;
         used += p.costMicrocents;
         depth = Math.max(depth, p.depth);
-        const data = { crawl_id: crawl.id, job_id: jobId, url: p.url, status: 'completed', cost_microcents: p.costMicrocents, tier_used: p.tier, status_code: p.statusCode };
+        const change = changes.get(p.url);
+        const data = {
+          crawl_id: crawl.id,
+          job_id: jobId,
+          url: p.url,
+          status: 'completed',
+          cost_microcents: p.costMicrocents,
+          tier_used: p.tier,
+          status_code: p.statusCode,
+          ...(change ? { change_tracking: change } : {}),
+        };
         happenings.push({ stream: 'page.completed', outbox: 'crawl.page.completed', data });
       } else {
         const data = { crawl_id: crawl.id, job_id: jobId, url: p.url, status: 'failed', error: { code: p.errorCode ?? 'INTERNAL_ERROR', message: p.errorMessage ?? '' } };
@@ -104,6 +117,7 @@ export async function startCrawlReportConsumer(deps: {
   jsm: JetStreamManager;
   names: NatsNames;
   pool: pg.Pool;
+  redis: Redis;
   scheduler: CrawlScheduler;
   log: Logger;
 }): Promise<{ stop(): Promise<void> }> {
@@ -114,7 +128,8 @@ export async function startCrawlReportConsumer(deps: {
     what: 'crawl report',
     concurrency: REPORT_CONCURRENCY,
     async apply(report) {
-      if (await applyCrawlReport(deps.pool, report)) deps.scheduler.kick(report.crawlId);
+      const tracked = await prepareTrackedReport(deps.pool, deps.redis, report);
+      if (await applyCrawlReport(deps.pool, report, tracked)) deps.scheduler.kick(report.crawlId);
     },
   });
 }

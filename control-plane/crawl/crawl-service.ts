@@ -26,6 +26,7 @@ import {
 import { callerOf } from '../accounts/caller.js';
 import { applyLedgerEntry, withTransaction } from '../billing/ledger.js';
 import { addMoney, ACTIVE, addToFrontier, eventSeqOf, eventsAfter, findCrawl, findCrawlById, finishedPages, insertCrawl, listCrawls, lockCrawl, reopenCrawl, type CrawlRow } from './crawl-store.js';
+import { assertResumable, changeSummary, changeTrackingRequest, pageChanges, registerChangeTracking } from './change-tracking.js';
 import { crawlReference, endCrawl } from './crawl-ending.js';
 import { recordCrawlEvents } from './crawl-events.js';
 import { crawlProgress, eventTarget, pageJobId, type CrawlProgress } from './crawl-progress.js';
@@ -142,7 +143,10 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
         throw new TrawlError('VALIDATION_ERROR', `Crawl pages are fetched at tier ${CRAWL_TIER}; force_tier ${forced} is not available for crawls`, { field: 'cost_controls.force_tier' });
       }
       // Test keys (sk_test_) run free of charge, as for every request.
-      const price = caller.environment === 'test' ? 0 : tierPrice(CRAWL_TIER);
+      const free = caller.environment === 'test';
+      const tracking = changeTrackingRequest(config, start, free);
+      // A page's price holds the change_tracking diff surcharge, so reservations, max_credits and estimates count it.
+      const price = free ? 0 : tierPrice(CRAWL_TIER) + (tracking?.surchargeMicrocents ?? 0);
       const planned = plannedPages(config);
       let pageLimit = planned;
       const maxCredits = config.cost_controls?.max_credits;
@@ -178,6 +182,7 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
           estimated_pages: pageLimit,
           request_id: req.requestId,
         });
+        if (tracking) await registerChangeTracking(client, id, caller.accountId, tracking);
         await addToFrontier(client, id, [{ url: start, depth: 0, score: 1, source: 'link', budgetKey: budgetMatcher(config.budget)(start) }]);
         const row = { id, account_id: caller.accountId, config };
         await recordCrawlEvents(client, eventTarget(row), [{ outbox: 'crawl.started', data: { crawl_id: id, url: start, max_pages: config.max_pages, max_depth: config.max_depth } }]);
@@ -199,12 +204,15 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
       const caller = callerOf(ctx);
       const row = await own(req.crawlId, caller.accountId);
       const status = statusOf(row, await crawlProgress(deps.pool, row));
+      const changes = await changeSummary(deps.pool, row);
+      if (changes) status.changeTracking = changes;
       if (!req.includeResults) return status;
       const limit = req.resultsLimit || CRAWL_LIMITS.resultsLimitDefault;
       if (limit < 1 || limit > CRAWL_LIMITS.resultsLimitMax) throw new TrawlError('VALIDATION_ERROR', `results_limit must be 1 to ${CRAWL_LIMITS.resultsLimitMax}`);
       const { rows, total } = await finishedPages(deps.pool, row.id, limit, Math.max(0, req.resultsOffset));
       const keys = rows.map((r) => r.result_key);
       const stored = keys.some((k) => k) ? await deps.redis.mgetBuffer(...keys.map((k) => k ?? '')) : [];
+      const pageChange = changes ? await pageChanges(deps.pool, row.id, rows.map((r) => r.url)) : new Map<string, JsonObject>();
       status.resultsTotal = total;
       status.results = rows.map((r, i) =>
         create(CrawlPageSchema, {
@@ -220,6 +228,7 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
           cached: r.cached,
           result: stored[i] ?? new Uint8Array(),
           completedAt: r.finished_at?.toISOString() ?? '',
+          ...(pageChange.has(r.url) ? { changeTracking: pageChange.get(r.url)! } : {}),
         }),
       );
       return status;
@@ -270,6 +279,7 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
         if (!['cancelled', 'failed', 'partial'].includes(row.status)) {
           throw new TrawlError('CONFLICT', `A ${row.status} crawl cannot be resumed; only cancelled, failed and partial ones can`, { status: row.status });
         }
+        await assertResumable(client, row.id);
         const added: string[] = [];
         for (const raw of req.urls) {
           const key = normalizeUrl(raw);

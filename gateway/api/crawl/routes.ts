@@ -40,6 +40,7 @@ function presentPage(p: CrawlPage) {
     error: p.errorCode ? { code: p.errorCode, message: p.errorMessage } : null,
     result,
     completed_at: p.completedAt,
+    change_tracking: p.changeTracking ?? null,
   };
 }
 
@@ -79,6 +80,7 @@ function presentStatus(s: CrawlStatus, withResults: boolean) {
     updated_at: s.updatedAt,
     completed_at: s.completedAt ?? null,
     config: s.config ?? {},
+    change_tracking: s.changeTracking ?? null,
     ...(withResults ? { results: s.results.map(presentPage), results_total: s.resultsTotal } : {}),
   };
 }
@@ -151,6 +153,7 @@ export function crawlRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       errors: {
         400: 'VALIDATION_ERROR (invalid fields, webhook with webhook_url, force_tier above max_tier or other than 1) or EXCEEDS_COST_LIMIT (max_credits pays for no page)',
         402: `INSUFFICIENT_CREDITS (the balance cannot cover the planned pages; details: required_credits, available_credits, estimated_tier) or ${KEY_BUDGET_ERROR}`,
+        409: 'CONFLICT: another crawl of the account with the same change_tracking.tracking_id is still running (details: tracking_id, crawl_id)',
       },
       handler: async ({ ctx, body }) => {
         const state = ctx.state.trawl;
@@ -235,7 +238,7 @@ export function crawlRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
         400: "VALIDATION_ERROR (a URL outside the crawl's site)",
         402: 'INSUFFICIENT_CREDITS',
         404: NOT_FOUND,
-        409: 'CONFLICT: the crawl is still active or completed, or there is nothing to resume',
+        409: 'CONFLICT: the crawl is still active or completed, there is nothing to resume, or another crawl with its change_tracking.tracking_id is running',
       },
       handler: async ({ ctx, params, body }) => {
         const res = await deps.controlPlane.crawl.resumeCrawl({ crawlId: params.crawl_id, urls: body.urls }, callOptions(ctx, CALL_TIMEOUT_MS));

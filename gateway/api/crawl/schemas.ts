@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CRAWL_LIMITS, CRAWL_STATUSES } from '../../../common/crawl-config.js';
-import { MAX_EXTRACTION_SCHEMA_BYTES } from '../../../common/limits.js';
+import { CHANGE_TRACKING_LIMITS, MAX_EXTRACTION_SCHEMA_BYTES } from '../../../common/limits.js';
 import { CALLER_TIERS } from '../../../common/tiers.js';
 import { ScrapeResult } from '../scrape/schemas.js';
 import { ExtractionSchema, HttpsUrl, HttpUrl } from '../shared/fields.js';
@@ -134,13 +134,19 @@ export const CrawlRequest = z
     change_tracking: z
       .object({
         enabled: z.boolean().default(false),
-        tracking_id: z.string().min(1).max(200).optional(),
-        mode: z.enum(['content', 'structured']).default('content'),
-        include_diff: z.boolean().default(false),
+        tracking_id: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .meta({ description: "Pages are compared with the account's previous crawl under this id; the start URL's host (without www.) by default." }),
+        mode: z.enum(['content', 'structured']).default('content').meta({ description: '`content`: SHA-256 of the normalised main content; `structured`: the extracted fields, field by field.' }),
+        include_diff: z.boolean().default(false).meta({ description: 'Adds each page\'s diff: +1 credit a page in content mode, +2 in structured mode.' }),
       })
       .strict()
       .nullable()
-      .default(null),
+      .default(null)
+      .meta({ id: 'CrawlChangeTracking', description: 'Compares each page with the previous crawl of the same tracking_id (see docs/api.md, change tracking).' }),
     output: z.discriminatedUnion('type', [S3Output, GcsOutput, WebhookStreamOutput]).nullable().default(null),
   })
   .strict()
@@ -181,6 +187,59 @@ const BudgetStatusDoc = z
   })
   .meta({ id: 'CrawlBudgetStatus' });
 
+const CHANGE_STATUSES = ['new', 'changed', 'unchanged', 'removed'] as const;
+
+/** A page's change as crawl.page.completed and the stream's page.completed carry it. */
+export const PageChangeEvent = z
+  .object({
+    status: z.enum(CHANGE_STATUSES),
+    content_hash: z.string().nullable().meta({ description: 'SHA-256 (hex) of what the mode compares: the normalised content, or the canonical JSON of the fields.' }),
+    previous_hash: z.string().nullable(),
+  })
+  .meta({ id: 'CrawlPageChangeEvent' });
+
+const FieldChange = z
+  .object({
+    field: z.string().meta({ description: 'Dotted path into nested objects; arrays are compared whole.' }),
+    old: z.unknown().meta({ description: 'Any JSON value; null for an added field.' }),
+    new: z.unknown().meta({ description: 'Any JSON value; null for a removed field.' }),
+    change: z.enum(['added', 'removed', 'modified']),
+  })
+  .meta({ id: 'CrawlFieldChange' });
+
+const PageChange = PageChangeEvent.extend({
+  previous_crawl_id: z.string().nullable().meta({ description: 'The crawl that last saw the page (null for a new page).' }),
+  previous_scraped_at: z.string().nullable(),
+  diff: z
+    .union([z.string(), z.array(FieldChange)])
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'Only with include_diff. Content mode: a unified diff of the normalised content (empty when unchanged); structured mode: the field changes. ' +
+        'Null for a new page and when the previous content was too large to keep.',
+    }),
+}).meta({ id: 'CrawlPageChange' });
+
+const ChangeSummary = z
+  .object({
+    tracking_id: z.string(),
+    mode: z.enum(['content', 'structured']),
+    include_diff: z.boolean(),
+    previous_crawl_id: z.string().nullable().meta({ description: 'The latest earlier crawl of the account with this tracking_id.' }),
+    new: z.number().int(),
+    changed: z.number().int(),
+    unchanged: z.number().int(),
+    removed: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Pages of the previous crawls not found by this one (or answered 404/410); known when the crawl ends completed or partial, null before and for a failed or cancelled crawl.' }),
+    removed_urls: z.array(z.string()).nullable().meta({ description: `The first ${CHANGE_TRACKING_LIMITS.removedUrlsShown} removed URLs.` }),
+    removed_urls_truncated: z.boolean(),
+  })
+  .meta({ id: 'CrawlChangeSummary' });
+
 export const CrawlPageResult = z
   .object({
     job_id: z.string().meta({ description: 'The page\'s id in events and results.' }),
@@ -196,6 +255,7 @@ export const CrawlPageResult = z
       .nullable()
       .meta({ description: 'The page as a scrape answers it; null for a failed page or a result past its 24-hour retention.' }),
     completed_at: z.string(),
+    change_tracking: PageChange.nullable().meta({ description: 'With change_tracking: how the page compares with the previous crawl; null otherwise.' }),
   })
   .meta({ id: 'CrawlPageResult' });
 
@@ -221,6 +281,7 @@ export const CrawlStatusBody = z
     updated_at: z.string(),
     completed_at: z.string().nullable(),
     config: z.record(z.string(), z.unknown()).meta({ description: 'The request as run, defaults applied.' }),
+    change_tracking: ChangeSummary.nullable().meta({ description: 'With change_tracking: pages by change since the previous crawl; null otherwise.' }),
     results: z.array(CrawlPageResult).optional().meta({ description: 'With include_results=true: finished pages in discovery order, paged by results_limit and results_offset.' }),
     results_total: z.number().int().optional(),
   })
@@ -325,6 +386,7 @@ export const CrawlStreamEvents = z
       cost_microcents: z.number().int(),
       tier_used: z.string(),
       status_code: z.number().int(),
+      change_tracking: PageChangeEvent.optional().meta({ description: 'With change_tracking.' }),
     }),
     'page.failed': z.object({ crawl_id: z.string(), job_id: z.string(), url: z.string(), status: z.literal('failed'), error: z.object({ code: z.string(), message: z.string() }) }),
     'crawl.progress': z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PageChangeEvent } from '../crawl/schemas.js';
 
 /**
  * The events a receiver gets (SPEC 6.2, 6.3), for the OpenAPI document's
@@ -94,6 +95,7 @@ const CrawlPage = z.object({
   tier_used: z.string().nullable(),
   cost_microcents: z.number().int(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  change_tracking: PageChangeEvent.optional().meta({ description: 'crawl.page.completed of a crawl with change_tracking: the page\'s change.' }),
   metadata: Metadata,
 });
 
