@@ -78,6 +78,7 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport, 
           crawl_id: crawl.id,
           job_id: jobId,
           url: p.url,
+          depth: p.depth,
           status: 'completed',
           cost_microcents: p.costMicrocents,
           tier_used: p.tier,
@@ -86,7 +87,7 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport, 
         };
         happenings.push({ stream: 'page.completed', outbox: 'crawl.page.completed', data });
       } else {
-        const data = { crawl_id: crawl.id, job_id: jobId, url: p.url, status: 'failed', error: { code: p.errorCode ?? 'INTERNAL_ERROR', message: p.errorMessage ?? '' } };
+        const data = { crawl_id: crawl.id, job_id: jobId, url: p.url, depth: p.depth, status: 'failed', error: { code: p.errorCode ?? 'INTERNAL_ERROR', message: p.errorMessage ?? '' } };
         happenings.push({ stream: 'page.failed', outbox: 'crawl.page.failed', data });
       }
     }

@@ -86,17 +86,25 @@ const CrawlEnded = z.object({
 
 const CrawlStarted = z.object({ crawl_id: z.string(), url: z.string(), max_pages: z.number().int(), max_depth: z.number().int(), started_at: iso(), metadata: Metadata });
 
-const CrawlPage = z.object({
+const CrawlPageBase = z.object({
   crawl_id: z.string(),
-  job_id: z.uuid(),
+  job_id: z.uuid().meta({ description: 'The page\'s id within the crawl (the same on every crawl of that URL in this crawl).' }),
   url: z.string(),
   depth: z.number().int(),
-  status: z.enum(['succeeded', 'failed']),
-  tier_used: z.string().nullable(),
-  cost_microcents: z.number().int(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  change_tracking: PageChangeEvent.optional().meta({ description: 'crawl.page.completed of a crawl with change_tracking: the page\'s change.' }),
   metadata: Metadata,
+});
+
+const CrawlPageCompleted = CrawlPageBase.extend({
+  status: z.literal('completed'),
+  tier_used: z.string(),
+  cost_microcents: z.number().int().meta({ description: 'What the page cost; 0 when read from the cache.' }),
+  status_code: z.number().int().meta({ description: 'The status the target answered.' }),
+  change_tracking: PageChangeEvent.optional().meta({ description: 'A crawl with change_tracking: the page\'s change.' }),
+});
+
+const CrawlPageFailed = CrawlPageBase.extend({
+  status: z.literal('failed'),
+  error: z.object({ code: z.string(), message: z.string() }),
 });
 
 const MonitorChecked = z.object({
@@ -134,6 +142,6 @@ export const EVENT_DOCS: readonly EventDoc[] = [
   { type: 'monitor.changed', summary: 'A monitor found a difference from its previous snapshot', data: MonitorChanged },
   { type: 'monitor.checked', summary: 'A monitor ran', data: MonitorChecked },
   { type: 'crawl.started', summary: 'A crawl started (crawl webhook object only)', data: CrawlStarted, crawlOnly: true },
-  { type: 'crawl.page.completed', summary: 'A page of a crawl was scraped (crawl webhook object only)', data: CrawlPage, crawlOnly: true },
-  { type: 'crawl.page.failed', summary: 'A page of a crawl failed (crawl webhook object only)', data: CrawlPage, crawlOnly: true },
+  { type: 'crawl.page.completed', summary: 'A page of a crawl was scraped (crawl webhook object only)', data: CrawlPageCompleted, crawlOnly: true },
+  { type: 'crawl.page.failed', summary: 'A page of a crawl failed (crawl webhook object only)', data: CrawlPageFailed, crawlOnly: true },
 ];
