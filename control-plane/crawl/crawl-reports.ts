@@ -8,6 +8,7 @@ import { consumeReportStream } from '../report-stream.js';
 import { recordCrawlEvents, type CrawlHappening } from './crawl-events.js';
 import { crawlProgress, eventTarget, pageJobId, progressData } from './crawl-progress.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
+import { pageCharge } from './crawl-tiers.js';
 import { ACTIVE, addCounts, addToFrontier, finishPages, lockCrawl, releaseBatch, retryPages, type PageResultInput } from './crawl-store.js';
 
 /** Failures that may pass: such a page is queued again once before it counts as failed. */
@@ -45,7 +46,7 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport):
       status: p.disallowed ? 'skipped' : p.ok ? 'completed' : 'failed',
       statusCode: p.statusCode,
       tier: p.cached ? CACHE_TIER : p.tier || crawl.tier,
-      costMicrocents: p.ok && !p.cached ? price : 0,
+      costMicrocents: p.ok && !p.cached ? pageCharge(price, p.tier || crawl.tier) : 0,
       cached: p.cached,
       resultKey: p.resultKey || null,
       errorCode: p.ok ? null : p.errorCode || null,

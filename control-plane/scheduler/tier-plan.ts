@@ -164,26 +164,6 @@ export function firstAttemptPrice(plan: TierPlan): number {
   return tierPrice(plan.tiers[0]!) + (plan.addOnMicrocents ?? 0);
 }
 
-/** A successful fetch that returned an HTML shell whose content only JavaScript renders (AttemptReport.classification). */
-export const JS_SHELL = 'js_shell';
-
-/**
- * The next tier after `current` in the plan, if escalation should continue.
- * A JavaScript shell skips the HTTP tiers (they would fetch the same shell)
- * for the first planned tier that runs a browser, unless the caller turned
- * rendering off (render_js false) or asked for html mode.
- */
-export function nextTier(plan: readonly string[], current: string, outcome: { classification?: string; renderJs?: unknown; mode?: string } = {}): string | undefined {
-  const at = plan.indexOf(current);
-  if (at < 0) return undefined;
-  const later = plan.slice(at + 1);
-  if (outcome.classification === JS_SHELL) {
-    if (outcome.renderJs === false || outcome.mode === 'html') return undefined;
-    return later.find((t) => rank(t) >= rank(SLOW_TIER));
-  }
-  return later[0];
-}
-
 /**
  * The plan an estimate prices. A request this deployment cannot run is
  * priced as if every tier were deployed (a pdf or ocr document is fetched
