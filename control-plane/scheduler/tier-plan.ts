@@ -44,9 +44,9 @@ const DOCUMENT_MODES: ReadonlySet<string> = new Set(['pdf', 'ocr']);
 const HTML_MAX_TIER = '2';
 
 /**
- * Decides which tiers a scrape may run on and what it reserves. This is the
- * single place escalation policy lives; new pools join by being deployed
- * (availableTiers) and nothing else changes.
+ * Decides which tiers a scrape (or a crawl's pages) may run on and what it
+ * reserves; moving between them is common/tier-escalation.ts. New pools join
+ * by being deployed (availableTiers) and nothing else changes.
  */
 export function planTiers(input: TierPlanInput): TierPlan {
   const { costControls: cc } = input;

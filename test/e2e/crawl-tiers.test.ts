@@ -14,17 +14,14 @@ import { crawlResults, linkPage, waitForCrawl } from './crawl-support.js';
  */
 describe('crawl tiers (end to end)', function () {
   this.timeout(180_000);
-  let stack: TestStack;
-  let site: SiteServer;
-  let trap: TrapServer;
-  let account: { accountId: string; key: string };
-  let api: ReturnType<typeof apiClient>;
+  /** The stack, the fixture site, the private-address trap and an account with its client. */
+  let t: { stack: TestStack; site: SiteServer; trap: TrapServer; accountId: string; api: ReturnType<typeof apiClient> };
 
   before(async () => {
-    stack = await getStack();
-    trap = await startTrapServer();
+    const stack = await getStack();
+    const trap = await startTrapServer();
     const toTrap = encodeURIComponent(`${trap.url}/admin`);
-    site = await startSiteServer({
+    const site = await startSiteServer({
       routes: [
         linkPage('/', 'Harbour home', ['/plain', '/tiers/client-hints', '/tiers/js-app']),
         linkPage('/plain', 'Harbour plain', []),
@@ -32,29 +29,29 @@ describe('crawl tiers (end to end)', function () {
         ...TIER_ROUTES,
       ],
     });
-    account = await createTestAccount(stack, 10_000_000);
-    api = apiClient(stack.baseUrl, account.key);
+    const account = await createTestAccount(stack, 10_000_000);
+    t = { stack, site, trap, accountId: account.accountId, api: apiClient(stack.baseUrl, account.key) };
   });
   after(async () => {
-    await site?.close();
-    await trap?.close();
+    await t?.site.close();
+    await t?.trap.close();
   });
 
   const byPath = (pages: Array<{ url: string }>) => new Map(pages.map((p: any) => [new URL(p.url).pathname, p]));
 
   /** The crawl's ledger entries: what it reserved, less what it refunded, is what it cost. */
   async function netCharge(crawlId: string): Promise<number> {
-    const res = await stack.pool.query<{ net: string }>('SELECT coalesce(sum(amount_microcents), 0)::bigint AS net FROM ledger_entries WHERE reference LIKE $1', [`crawl:${crawlId}:%`]);
+    const res = await t.stack.pool.query<{ net: string }>('SELECT coalesce(sum(amount_microcents), 0)::bigint AS net FROM ledger_entries WHERE reference LIKE $1', [`crawl:${crawlId}:%`]);
     return -Number(res.rows[0]!.net);
   }
 
   async function crawl(body: Record<string, unknown>) {
-    const before = await balanceOf(stack.pool, account.accountId);
-    const start = await api.post('/api/v1/crawl', { url: `${site.url}/`, sitemap: 'skip', max_pages: 10, ...body });
+    const before = await balanceOf(t.stack.pool, t.accountId);
+    const start = await t.api.post('/api/v1/crawl', { url: `${t.site.url}/`, sitemap: 'skip', max_pages: 10, ...body });
     expect(start.status, JSON.stringify(start.body)).to.equal(202);
-    const done = await waitForCrawl(api, start.body.crawl_id, 150_000);
-    const pages = byPath(await crawlResults(api, start.body.crawl_id));
-    const spent = before - (await balanceOf(stack.pool, account.accountId));
+    const done = await waitForCrawl(t.api, start.body.crawl_id, 150_000);
+    const pages = byPath(await crawlResults(t.api, start.body.crawl_id));
+    const spent = before - (await balanceOf(t.stack.pool, t.accountId));
     return { start: start.body, done, pages, spent, ledger: await netCharge(start.body.crawl_id) };
   }
 
@@ -115,14 +112,14 @@ describe('crawl tiers (end to end)', function () {
   });
 
   it('lets no request of a browser-loaded page reach a private address, and refuses a redirect there unpaid', async () => {
-    const { pages, spent } = await crawl({ url: `${site.url}/ssrf`, advanced: { render_js: true } });
+    const { pages, spent } = await crawl({ url: `${t.site.url}/ssrf`, advanced: { render_js: true } });
     const subresources = pages.get('/tiers/private-subresources');
     expect(subresources).to.include({ status: 'completed', tier_used: '4' });
     expect(subresources.result.content).to.contain(GUARDED_TEXT);
     const redirect = pages.get('/redirect/to');
     expect(redirect).to.deep.include({ status: 'failed', credits_used: 0 });
     expect(redirect.error.code).to.equal('URL_NOT_ALLOWED');
-    expect(trap.hits()).to.equal(0);
+    expect(t.trap.hits()).to.equal(0);
     expect(spent).to.equal(2 * 4_000);
   });
 });
