@@ -60,7 +60,13 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
   };
   let tier2: Promise<FetchConfig> | null = null;
   const tier2Config = () =>
-    (tier2 ??= proxyUrl().then((url) => ({ ...http, transport: createImpitTransport({ browser: config.tiers.impitBrowser as Browser, proxyUrl: url }) })));
+    (tier2 ??= proxyUrl().then(
+      (url) => ({ ...http, transport: createImpitTransport({ browser: config.tiers.impitBrowser as Browser, proxyUrl: url }) }),
+      (err: unknown) => {
+        tier2 = null;
+        throw err;
+      },
+    ));
   const loaders = new Map<string, Promise<BrowserLoader>>();
   const profiles: Record<string, () => BrowserProfile> = { '3': stealthProfile, '4': () => plainProfile(config.worker.userAgent) };
   const loaderFor = (tier: string) => {
@@ -69,6 +75,8 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
       const profile = profiles[tier];
       if (!profile) throw new Error(`The crawl pool does not run tier ${tier}`);
       loader = proxyUrl().then((url) => createBrowserLoader({ config, redis: opts.redis, keys: opts.keys, profile: profile(), proxyUrl: url }));
+      // A proxy that could not start is tried again by the next page.
+      loader.catch(() => loaders.delete(tier));
       loaders.set(tier, loader);
     }
     return loader;
@@ -91,8 +99,8 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
     },
 
     async close() {
-      await Promise.all([...loaders.values()].map(async (l) => (await l).close()));
-      if (proxy) await (await proxy).close();
+      await Promise.all([...loaders.values()].map((l) => l.then((loader) => loader.close()).catch(() => undefined)));
+      await proxy?.then((p) => p.close()).catch(() => undefined);
     },
   };
 }
