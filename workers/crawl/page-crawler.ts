@@ -132,7 +132,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
     let tier = CRAWL_TIER as string;
     if (!fetched) {
       // The gateway fills in render_js false whenever `advanced` is sent, so false cannot tell that the caller
-      // turned rendering off: under max_tier a shell escalates unless render_js was true from the start.
+      // turned rendering off: it is not passed on, and a shell under max_tier always goes to the browser.
       const renderJs = config.advanced?.render_js || undefined;
       const fetchedAt = await fetchThroughTiers(scope.tiers, renderJs, (at) => deps.fetchers.withRoom(at, scope.signal, () => politeFetch(page, scope, deps, delayMs, at)));
       if (!fetchedAt) return null;
