@@ -134,7 +134,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
       // The gateway fills in render_js false whenever `advanced` is sent, so false cannot tell that the caller
       // turned rendering off: it is not passed on, and a shell under max_tier always goes to the browser.
       const renderJs = config.advanced?.render_js || undefined;
-      const fetchedAt = await fetchThroughTiers(scope.tiers, renderJs, (at) => deps.fetchers.withRoom(at, scope.signal, () => politeFetch(page, scope, deps, delayMs, at)));
+      const fetchedAt = await fetchThroughTiers(scope.tiers, renderJs, (at) => deps.fetchers.withRoom(at, scope, () => politeFetch(page, scope, deps, delayMs, at)));
       if (!fetchedAt) return null;
       const { outcome } = fetchedAt;
       tier = fetchedAt.tier;

@@ -28,12 +28,19 @@ export interface TierFetchers {
   /**
    * Runs `work` once the tier has room: a browser tier's pages share the
    * process's page slots (TRAWL_BROWSER_CONCURRENCY). Answers null, without
-   * running it, when `signal` ended the wait (the batch ran out of time).
+   * running it, when the batch's time ran out during the wait, or too little
+   * of it is left for a page load (BROWSER_PAGE_MIN_MS).
    */
-  withRoom<T>(tier: string, signal: AbortSignal, work: () => Promise<T>): Promise<T | null>;
+  withRoom<T>(tier: string, batch: { signal: AbortSignal; deadlineMs: number }, work: () => Promise<T>): Promise<T | null>;
   fetch(tier: string, req: CrawlFetch): Promise<FetchOutcome>;
   close(): Promise<void>;
 }
+
+/**
+ * The least of its batch's time a browser page load starts with; a page that
+ * gets a slot later is queued again for another batch rather than cut short.
+ */
+const BROWSER_PAGE_MIN_MS = 10_000;
 
 /** True for the tiers that load pages in Chromium. */
 export function isBrowserTier(tier: string): boolean {
@@ -84,9 +91,9 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
   const browserSlots: Slots = createSlots(config.tiers.browserConcurrency);
 
   return {
-    async withRoom(tier, signal, work) {
+    async withRoom(tier, batch, work) {
       if (!isBrowserTier(tier)) return work();
-      return browserSlots.run(async () => (signal.aborted ? null : work()));
+      return browserSlots.run(async () => (batch.signal.aborted || batch.deadlineMs - Date.now() < BROWSER_PAGE_MIN_MS ? null : work()));
     },
 
     async fetch(tier, req) {
