@@ -51,6 +51,11 @@ export function tierRank(tier: string): number {
   return TIER_ORDER.indexOf(tier as Tier);
 }
 
-/** The pool that crawls sites: batches of frontier pages, each fetched over plain HTTP (tier 1). */
+/**
+ * The pool that crawls sites: batches of frontier pages, each fetched at tier 1 unless the crawl's
+ * tier plan says otherwise (docs/decisions/0020-crawl-tiers.md).
+ */
 export const CRAWL_POOL = 'crawl';
 export const CRAWL_TIER: Tier = '1';
+/** Tiers the crawl pool fetches at itself: plain HTTP, impit, and Chromium with the stealth or the plain profile. */
+export const CRAWL_FETCH_TIERS: readonly Tier[] = ['1', '2', '3', '4'];

@@ -10,6 +10,7 @@ import { prepareTrackedReport, recordPageChanges, trackedPagePrice, type PageCha
 import { recordCrawlEvents, type CrawlHappening } from './crawl-events.js';
 import { crawlProgress, eventTarget, pageJobId, progressData } from './crawl-progress.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
+import { pageCharge } from './crawl-tiers.js';
 import { ACTIVE, addCounts, addToFrontier, finishPages, lockCrawl, releaseBatch, retryPages, type PageResultInput } from './crawl-store.js';
 
 /** Failures that may pass: such a page is queued again once before it counts as failed. */
@@ -40,6 +41,7 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport, 
     const crawl = await lockCrawl(client, report.crawlId);
     if (!crawl || !ACTIVE.includes(crawl.status)) return false;
     const price = crawl.price_microcents;
+    const surcharge = tracked?.tracking.surchargeMicrocents ?? 0;
     const retryable = report.pages.filter((p) => !p.ok && !p.disallowed && RETRYABLE.has(p.errorCode)).map((p) => p.url);
     const retried = await retryPages(client, crawl.id, report.batchId, retryable, MAX_RETRIES);
     const inputs: PageResultInput[] = report.pages.filter((p) => !retried.has(p.url)).map((p) => ({
@@ -47,7 +49,8 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport, 
       status: p.disallowed ? 'skipped' : p.ok ? 'completed' : 'failed',
       statusCode: p.statusCode,
       tier: p.cached ? CACHE_TIER : p.tier || crawl.tier,
-      costMicrocents: p.ok && !p.cached ? trackedPagePrice(price, tracked, p.url) : 0,
+      // The tier's price within what the page reserved, and the change_tracking surcharge when the page was compared.
+      costMicrocents: p.ok && !p.cached ? trackedPagePrice(pageCharge(price - surcharge, p.tier || crawl.tier) + surcharge, tracked, p.url) : 0,
       cached: p.cached,
       resultKey: p.resultKey || null,
       errorCode: p.ok ? null : p.errorCode || null,

@@ -121,6 +121,7 @@ function taskBytes(b: ClaimedBatch): Uint8Array {
           seed: b.seed,
           deadlineUnixMs: deadline,
           accountId: b.crawl.account_id,
+          tiers: b.crawl.tier_plan,
         }),
       },
     }),

@@ -6,8 +6,7 @@ import type pg from 'pg';
 import { budgetMatcher, CRAWL_LIMITS, type CrawlConfig } from '../../common/crawl-config.js';
 import { TrawlError } from '../../common/errors.js';
 import { isUuid } from '../../common/ids.js';
-import { tierPrice, toCredits, toMicrocents, toUsd } from '../../common/pricing.js';
-import { CRAWL_TIER } from '../../common/tiers.js';
+import { toCredits, toMicrocents, toUsd } from '../../common/pricing.js';
 import { normalizeUrl } from '../../common/url-normalizer.js';
 import {
   BudgetStatusSchema,
@@ -30,12 +29,15 @@ import { assertResumable, changeSummary, changeTrackingRequest, pageChanges, reg
 import { crawlReference, endCrawl } from './crawl-ending.js';
 import { recordCrawlEvents } from './crawl-events.js';
 import { crawlProgress, eventTarget, pageJobId, type CrawlProgress } from './crawl-progress.js';
+import { crawlTierPlan } from './crawl-tiers.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
 
 export interface CrawlServiceDeps {
   pool: pg.Pool;
   redis: Redis;
   scheduler: CrawlScheduler;
+  /** Tiers with a worker pool deployed (TRAWL_AVAILABLE_TIERS); a crawl page's fetch tiers run in the crawl pool. */
+  availableTiers: readonly string[];
 }
 
 /** Events answered per read of the stream. */
@@ -108,13 +110,13 @@ function statusOf(row: CrawlRow, progress: CrawlProgress | null): CrawlStatus {
 }
 
 /** Takes a reservation from the balance under the round's reference; a balance that cannot cover it answers 402. */
-async function reserve(client: pg.PoolClient, crawl: { id: string; account_id: string }, round: number, microcents: number): Promise<number> {
+async function reserve(client: pg.PoolClient, crawl: { id: string; account_id: string; tier_plan: string[] }, round: number, microcents: number): Promise<number> {
   const entry = await applyLedgerEntry(client, { accountId: crawl.account_id, kind: 'reserve', amountMicrocents: -microcents, reference: crawlReference(crawl.id, round) });
   if (!entry.applied && entry.reason === 'insufficient') {
     throw new TrawlError('INSUFFICIENT_CREDITS', 'The balance cannot cover the pages this crawl plans', {
       required_credits: toCredits(microcents),
       available_credits: toCredits(entry.balanceMicrocents),
-      estimated_tier: CRAWL_TIER,
+      estimated_tier: crawl.tier_plan[crawl.tier_plan.length - 1],
     });
   }
   return entry.balanceMicrocents;
@@ -138,22 +140,19 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
       const config = req.config as unknown as CrawlConfig;
       const start = normalizeUrl(config.url);
       if (!start) throw new TrawlError('VALIDATION_ERROR', 'url must be an absolute http or https URL');
-      const forced = config.cost_controls?.force_tier;
-      if (forced && forced !== CRAWL_TIER) {
-        throw new TrawlError('VALIDATION_ERROR', `Crawl pages are fetched at tier ${CRAWL_TIER}; force_tier ${forced} is not available for crawls`, { field: 'cost_controls.force_tier' });
-      }
+      const plan = crawlTierPlan(config, deps.availableTiers);
       // Test keys (sk_test_) run free of charge, as for every request.
       const free = caller.environment === 'test';
       const tracking = changeTrackingRequest(config, start, free);
-      // A page's price holds the change_tracking diff surcharge, so reservations, max_credits and estimates count it.
-      const price = free ? 0 : tierPrice(CRAWL_TIER) + (tracking?.surchargeMicrocents ?? 0);
+      // A page reserves its dearest planned tier and the change_tracking diff surcharge, so reservations, max_credits and estimates count both.
+      const price = free ? 0 : plan.reserveMicrocents + (tracking?.surchargeMicrocents ?? 0);
       const planned = plannedPages(config);
       let pageLimit = planned;
       const maxCredits = config.cost_controls?.max_credits;
       if (maxCredits !== undefined && price > 0) {
         const affordable = Math.floor(toMicrocents(maxCredits) / price);
         if (affordable < 1) {
-          throw new TrawlError('EXCEEDS_COST_LIMIT', `One page costs ${toCredits(price)} credits, more than max_credits ${maxCredits}`, {
+          throw new TrawlError('EXCEEDS_COST_LIMIT', `One page reserves ${toCredits(price)} credits, more than max_credits ${maxCredits}`, {
             max_credits: maxCredits,
             estimated_credits: toCredits(price),
           });
@@ -164,7 +163,7 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
       const id = randomUUID();
       const url = new URL(start);
       const balance = await withTransaction(deps.pool, async (client) => {
-        const after = await reserve(client, { id, account_id: caller.accountId }, 0, reserved);
+        const after = await reserve(client, { id, account_id: caller.accountId, tier_plan: plan.tiers }, 0, reserved);
         await insertCrawl(client, {
           id,
           account_id: caller.accountId,
@@ -177,7 +176,8 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
           max_depth: config.max_depth,
           page_limit: pageLimit,
           price_microcents: price,
-          tier: CRAWL_TIER,
+          tier: plan.tiers[0]!,
+          tier_plan: plan.tiers,
           debited_microcents: String(reserved),
           estimated_pages: pageLimit,
           request_id: req.requestId,

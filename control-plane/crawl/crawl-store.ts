@@ -15,8 +15,11 @@ export interface CrawlRow {
   max_depth: number;
   page_limit: number;
   claimed: number;
+  /** What each planned page reserves (the dearest tier of tier_plan; 0 for test keys). */
   price_microcents: number;
   tier: string;
+  /** The tiers a page may be fetched at, in escalation order (control-plane/crawl/crawl-tiers.ts). */
+  tier_plan: string[];
   round: number;
   debited_microcents: string;
   used_microcents: string;
@@ -66,11 +69,11 @@ export const ACTIVE = ACTIVE_CRAWL_STATUSES as readonly string[];
 export async function insertCrawl(db: Db, row: Omit<CrawlRow, 'claimed' | 'round' | 'used_microcents' | 'refunded_microcents' | 'total_discovered' | 'completed' | 'failed' | 'cancelled' | 'current_depth' | 'tier_breakdown' | 'budget_counts' | 'error_code' | 'error_message' | 'created_at' | 'updated_at' | 'completed_at'> & { request_id: string }): Promise<void> {
   await db.query(
     `INSERT INTO crawls (id, account_id, api_key_id, url, domain, status, config, max_pages, max_depth, page_limit, price_microcents, tier,
-                         debited_microcents, estimated_pages, request_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+                         debited_microcents, estimated_pages, request_id, tier_plan)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
     [
       row.id, row.account_id, row.api_key_id, row.url, row.domain, row.status, JSON.stringify(row.config), row.max_pages, row.max_depth,
-      row.page_limit, row.price_microcents, row.tier, row.debited_microcents, row.estimated_pages, row.request_id,
+      row.page_limit, row.price_microcents, row.tier, row.debited_microcents, row.estimated_pages, row.request_id, row.tier_plan,
     ],
   );
 }

@@ -6,7 +6,7 @@ import { loadEscalationContext, type AttemptOutcome, type AttemptRow, type Db, t
 import { escalateJob, failJob, settleJob } from '../jobs/lifecycle.js';
 import type { WriteBatcher } from '../jobs/write-batcher.js';
 import type { TierMemory } from '../scrape/tier-memory.js';
-import { JS_SHELL, nextTier } from './tier-plan.js';
+import { JS_SHELL, nextTier } from '../../common/tier-escalation.js';
 
 export interface ReportEffects {
   /** Attempts to publish now that their rows are committed. */

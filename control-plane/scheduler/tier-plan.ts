@@ -44,9 +44,9 @@ const DOCUMENT_MODES: ReadonlySet<string> = new Set(['pdf', 'ocr']);
 const HTML_MAX_TIER = '2';
 
 /**
- * Decides which tiers a scrape may run on and what it reserves. This is the
- * single place escalation policy lives; new pools join by being deployed
- * (availableTiers) and nothing else changes.
+ * Decides which tiers a scrape (or a crawl's pages) may run on and what it
+ * reserves; moving between them is common/tier-escalation.ts. New pools join
+ * by being deployed (availableTiers) and nothing else changes.
  */
 export function planTiers(input: TierPlanInput): TierPlan {
   const { costControls: cc } = input;
@@ -162,26 +162,6 @@ export function reserveSteps(plan: TierPlan): number[] {
 /** What the plan's first attempt costs if it succeeds: its tier's price and any add-on. */
 export function firstAttemptPrice(plan: TierPlan): number {
   return tierPrice(plan.tiers[0]!) + (plan.addOnMicrocents ?? 0);
-}
-
-/** A successful fetch that returned an HTML shell whose content only JavaScript renders (AttemptReport.classification). */
-export const JS_SHELL = 'js_shell';
-
-/**
- * The next tier after `current` in the plan, if escalation should continue.
- * A JavaScript shell skips the HTTP tiers (they would fetch the same shell)
- * for the first planned tier that runs a browser, unless the caller turned
- * rendering off (render_js false) or asked for html mode.
- */
-export function nextTier(plan: readonly string[], current: string, outcome: { classification?: string; renderJs?: unknown; mode?: string } = {}): string | undefined {
-  const at = plan.indexOf(current);
-  if (at < 0) return undefined;
-  const later = plan.slice(at + 1);
-  if (outcome.classification === JS_SHELL) {
-    if (outcome.renderJs === false || outcome.mode === 'html') return undefined;
-    return later.find((t) => rank(t) >= rank(SLOW_TIER));
-  }
-  return later[0];
 }
 
 /**

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { TrawlError } from '../../common/errors.js';
-import { estimateTiers, firstAttemptPrice, nextTier, planTiers } from '../../control-plane/scheduler/tier-plan.js';
+import { nextTier } from '../../common/tier-escalation.js';
+import { estimateTiers, firstAttemptPrice, planTiers } from '../../control-plane/scheduler/tier-plan.js';
 
 const ALL = ['1', '2', '3', '3.5', '4', '5'];
 

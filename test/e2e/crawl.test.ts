@@ -93,7 +93,7 @@ describe('POST /api/v1/crawl (end to end)', function () {
       { url: `${site.url}/`, cache_ttl: 30 },
       { url: `${site.url}/`, webhook_url: 'https://hooks.example/a', webhook: { url: 'https://hooks.example/b' } },
       { url: `${site.url}/`, cost_controls: { max_tier: '2', force_tier: '3' } },
-      { url: `${site.url}/`, cost_controls: { force_tier: '4' } },
+      { url: `${site.url}/`, advanced: { render_js: true }, cost_controls: { max_tier: '2' } },
       { url: `${site.url}/`, formats: ['rag'] },
       { url: `${site.url}/`, storage: 'ftp' },
       { url: `${site.url}/`, output: { type: 's3', bucket: 'b' } },

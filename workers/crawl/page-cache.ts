@@ -7,10 +7,10 @@ import type { FetchedPage } from '../fetching/fetch-result.js';
  * for it). Stored as a 4-byte length, the answer's metadata as JSON, then
  * the body bytes.
  */
-type CachedMeta = Pick<FetchedPage, 'statusCode' | 'finalUrl' | 'contentType' | 'charset' | 'headers'>;
+type CachedMeta = Pick<FetchedPage, 'statusCode' | 'finalUrl' | 'contentType' | 'charset' | 'headers' | 'screenshotUrl'>;
 
 export async function writeCachedPage(redis: Redis, key: string, page: FetchedPage, ttlSeconds: number): Promise<void> {
-  const meta: CachedMeta = { statusCode: page.statusCode, finalUrl: page.finalUrl, contentType: page.contentType, charset: page.charset, headers: page.headers };
+  const meta: CachedMeta = { statusCode: page.statusCode, finalUrl: page.finalUrl, contentType: page.contentType, charset: page.charset, headers: page.headers, screenshotUrl: page.screenshotUrl };
   const head = Buffer.from(JSON.stringify(meta));
   const length = Buffer.alloc(4);
   length.writeUInt32BE(head.length);

@@ -6,11 +6,10 @@ import { publicFailure } from '../../common/errors.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 import { CRAWL_TIER } from '../../common/tiers.js';
 import { CrawlPageOutcomeSchema, type CrawlPageOutcome, type CrawlPageTask } from '../../proto/gen/trawl/v1/crawl_pb.js';
-import { PipelineOptionsSchema } from '../../proto/gen/trawl/v1/work_pb.js';
+import { BrowserOptionsSchema, PipelineOptionsSchema, type BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
 import { extractLinks } from '../discovery/link-extractor.js';
 import { decodeText } from '../fetching/charset.js';
 import type { FetchedPage, FetchOutcome } from '../fetching/fetch-result.js';
-import { fetchPage, type FetchConfig } from '../fetching/http-fetcher.js';
 import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipeline.js';
 import type { DomainLease } from '../runtime/domain-lease.js';
 import type { HostPacing } from './host-pacing.js';
@@ -18,9 +17,11 @@ import { frontierLinks, type CrawlRules } from './link-frontier.js';
 import { readCachedPage, writeCachedPage } from './page-cache.js';
 import type { RobotsCache } from './robots-cache.js';
 import type { Slots } from './slots.js';
+import type { TierFetchers } from './tier-fetchers.js';
+import { fetchThroughTiers } from './tiered-fetch.js';
 
 export interface PageCrawlDeps {
-  fetchConfig: FetchConfig;
+  fetchers: TierFetchers;
   robots: RobotsCache;
   pacing: HostPacing;
   lease: DomainLease;
@@ -43,6 +44,8 @@ export interface CrawlScope {
   rules: CrawlRules;
   deadlineMs: number;
   signal: AbortSignal;
+  /** The crawl's tier plan (CrawlBatchTask.tiers): where a page starts and how far it may escalate. */
+  tiers: readonly string[];
 }
 
 /** Formats of a crawl page when the request names none. */
@@ -56,8 +59,21 @@ export function pageDigest(url: string): string {
   return createHash('sha256').update(url).digest('base64url').slice(0, 32);
 }
 
-function failed(url: string, code: string, message: string, statusCode = 0): CrawlPageOutcome {
-  return create(CrawlPageOutcomeSchema, { url, ok: false, errorCode: code, errorMessage: message, statusCode, tier: CRAWL_TIER });
+function failed(url: string, code: string, message: string, statusCode = 0, tier: string = CRAWL_TIER): CrawlPageOutcome {
+  return create(CrawlPageOutcomeSchema, { url, ok: false, errorCode: code, errorMessage: message, statusCode, tier });
+}
+
+/**
+ * The cache entry of a page: a crawl that may use other tiers than tier 1
+ * keeps its own, so a render_js crawl never reads a tier-1 shell.
+ */
+function cacheDigest(url: string, tiers: readonly string[]): string {
+  return tiers.length === 0 || (tiers.length === 1 && tiers[0] === CRAWL_TIER) ? pageDigest(url) : pageDigest(`${tiers.join(',')} ${url}`);
+}
+
+/** What the browser tiers are asked for: advanced.wait_for and advanced.screenshot. */
+function browserOptions(config: CrawlConfig): BrowserOptions {
+  return create(BrowserOptionsSchema, { waitFor: config.advanced?.wait_for ?? '', screenshot: config.advanced?.screenshot === true });
 }
 
 /**
@@ -66,7 +82,7 @@ function failed(url: string, code: string, message: string, statusCode = 0): Cra
  * host's concurrency lease; a 429 or 503 answer pauses the host for every
  * worker and is retried with a doubling pause.
  */
-async function politeFetch(page: CrawlPageTask, scope: CrawlScope, deps: PageCrawlDeps, delayMs: number): Promise<FetchOutcome> {
+async function politeFetch(page: CrawlPageTask, scope: CrawlScope, deps: PageCrawlDeps, delayMs: number, tier: string): Promise<FetchOutcome> {
   const host = new URL(page.url).hostname;
   const timeoutMs = (scope.config.advanced?.timeout ?? CRAWL_LIMITS.fetchTimeoutDefaultS) * 1000;
   let outcome: FetchOutcome | undefined;
@@ -76,10 +92,13 @@ async function politeFetch(page: CrawlPageTask, scope: CrawlScope, deps: PageCra
     const lease = await deps.lease.acquireWithWait(host, `${deps.workerId}:${page.url}`, { waitMs: Math.max(0, left), signal: scope.signal });
     if (!lease) return { kind: 'failed', code: 'TIMEOUT', message: `Every concurrency slot for ${host} stayed busy`, escalate: false };
     try {
-      outcome = await fetchPage(
-        { url: page.url, method: 'GET', ...(scope.config.headers ? { headers: scope.config.headers } : {}), timeoutMs: Math.max(1, Math.min(timeoutMs, scope.deadlineMs - Date.now())), signal: scope.signal },
-        deps.fetchConfig,
-      );
+      outcome = await deps.fetchers.fetch(tier, {
+        url: page.url,
+        ...(scope.config.headers ? { headers: scope.config.headers } : {}),
+        timeoutMs: Math.max(1, Math.min(timeoutMs, scope.deadlineMs - Date.now())),
+        signal: scope.signal,
+        browser: browserOptions(scope.config),
+      });
     } finally {
       void lease.release().catch(() => undefined);
     }
@@ -90,11 +109,13 @@ async function politeFetch(page: CrawlPageTask, scope: CrawlScope, deps: PageCra
 }
 
 /**
- * One page of a crawl: robots.txt, the cache or a polite fetch, the links
- * that join the frontier, the content pipeline, and the result stored in
- * Redis. Never throws: every failure is the page's outcome.
+ * One page of a crawl: robots.txt, the cache or a polite fetch through the
+ * crawl's tiers, the links that join the frontier, the content pipeline, and
+ * the result stored in Redis. Never throws: every failure is the page's
+ * outcome. Null when the page could not get a browser before the batch ran
+ * out of time: it is left out of the report and queued again.
  */
-export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: PageCrawlDeps): Promise<CrawlPageOutcome> {
+export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: PageCrawlDeps): Promise<CrawlPageOutcome | null> {
   const { config } = scope;
   const started = Date.now();
   try {
@@ -105,12 +126,19 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
       delayMs = (policy.crawlDelay ?? 0) * 1000;
     }
     const digest = pageDigest(page.url);
-    const cacheKey = deps.keys.crawlCache(digest);
+    const cacheKey = deps.keys.crawlCache(cacheDigest(page.url, scope.tiers));
     let fetched: FetchedPage | null = config.cache && !config.force_refresh ? await readCachedPage(deps.redis, cacheKey) : null;
     const cached = fetched !== null;
+    let tier = CRAWL_TIER as string;
     if (!fetched) {
-      const outcome = await politeFetch(page, scope, deps, delayMs);
-      if (outcome.kind === 'failed') return failed(page.url, outcome.code, outcome.message, outcome.statusCode ?? 0);
+      // The gateway fills in render_js false whenever `advanced` is sent, so false cannot tell that the caller
+      // turned rendering off: it is not passed on, and a shell under max_tier always goes to the browser.
+      const renderJs = config.advanced?.render_js || undefined;
+      const fetchedAt = await fetchThroughTiers(scope.tiers, renderJs, (at) => deps.fetchers.withRoom(at, scope, () => politeFetch(page, scope, deps, delayMs, at)));
+      if (!fetchedAt) return null;
+      const { outcome } = fetchedAt;
+      tier = fetchedAt.tier;
+      if (outcome.kind === 'failed') return failed(page.url, outcome.code, outcome.message, outcome.statusCode ?? 0, tier);
       fetched = outcome;
       if (config.cache) await writeCachedPage(deps.redis, cacheKey, fetched, config.cache_ttl);
     }
@@ -143,6 +171,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
           sizeBytes: fetched.bytes,
           includeRawHtml: false,
           contentAsFormats: false,
+          screenshotUrl: fetched.screenshotUrl,
         },
       },
       { deadlineMs: scope.deadlineMs },
@@ -154,7 +183,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
       url: page.url,
       ok: true,
       statusCode: fetched.statusCode,
-      tier: CRAWL_TIER,
+      tier,
       resultKey,
       cached,
       links,

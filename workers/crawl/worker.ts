@@ -9,6 +9,7 @@ import { createCrawlBatchHandler } from './batch-handler.js';
 import { createHostPacing } from './host-pacing.js';
 import { createRobotsCache } from './robots-cache.js';
 import { createSlots } from './slots.js';
+import { createTierFetchers } from './tier-fetchers.js';
 
 /** Redirects followed before a fetch gives up. */
 const MAX_REDIRECTS = 10;
@@ -26,11 +27,12 @@ await runPoolProcess(CRAWL_POOL, ({ config, redis, keys, workerId, js, names }) 
     userAgent: config.worker.userAgent,
     dispatcher: createGuardedDispatcher(config.ssrf),
   };
+  const fetchers = createTierFetchers({ config, redis, keys, tier1: fetchConfig });
   return {
     concurrency: BATCHES_AT_ONCE,
     handler: createCrawlBatchHandler({
       pages: {
-        fetchConfig,
+        fetchers,
         robots: createRobotsCache(fetchConfig, config.worker.userAgent),
         pacing: createHostPacing(redis, keys.crawlHostPace),
         lease: createDomainLease(redis, { limit: config.worker.domainConcurrency, ttlMs: config.worker.domainLeaseTtlMs, keyPrefix: keys.domainLeasePrefix }),
@@ -47,6 +49,9 @@ await runPoolProcess(CRAWL_POOL, ({ config, redis, keys, workerId, js, names }) 
       userAgent: config.worker.userAgent,
       concurrency: CRAWL_LIMITS.workerConcurrency,
     }),
-    close: () => pipeline.close(),
+    async close() {
+      await pipeline.close();
+      await fetchers.close();
+    },
   };
 });

@@ -1,9 +1,7 @@
-import { ARTIFACT_TTL_SECONDS, artifactUrl, newArtifactName, type ArtifactExtension } from '../../common/artifacts.js';
 import type { BrowserProfile } from './browser-profile.js';
-import { createSharedBrowser } from './chromium.js';
+import { createBrowserLoader } from './browser-loader.js';
 import { runFetchTier } from './fetch-tier-worker.js';
 import { startGuardedSocksProxy } from './guarded-socks-proxy.js';
-import { loadPage } from './page-loader.js';
 import { createGuardedConnect } from '../../common/ssrf-guard.js';
 
 /**
@@ -14,27 +12,15 @@ import { createGuardedConnect } from '../../common/ssrf-guard.js';
  */
 export async function runBrowserTier(pool: string, profileFor: (configuredUserAgent: string) => BrowserProfile): Promise<void> {
   await runFetchTier(pool, { detectShells: false }, async ({ config, log, redis, keys }) => {
-    const profile = profileFor(config.worker.userAgent);
     const proxy = await startGuardedSocksProxy({ connect: createGuardedConnect(config.ssrf) });
-    const browser = createSharedBrowser({ executablePath: config.tiers.chromiumPath, proxyUrl: proxy.url, extraArgs: profile.launchArgs });
+    const loader = createBrowserLoader({ config, redis, keys, profile: profileFor(config.worker.userAgent), proxyUrl: proxy.url });
     // Launched now, so a missing or broken Chromium shows at start rather than on the first task.
-    await browser.get().catch((err: unknown) => log.error({ err }, 'Chromium could not be launched'));
-    const deps = {
-      browser: browser.get,
-      profile,
-      guard: config.ssrf,
-      maxBytes: config.worker.maxBytes,
-      async saveArtifact(bytes: Buffer, extension: ArtifactExtension) {
-        const name = newArtifactName(extension);
-        await redis.set(keys.artifact(name), bytes, 'EX', ARTIFACT_TTL_SECONDS);
-        return artifactUrl(config.publicBaseUrl, name);
-      },
-    };
+    await loader.launch().catch((err: unknown) => log.error({ err }, 'Chromium could not be launched'));
     return {
-      fetch: (req, task) => loadPage(deps, req, task.browser),
+      fetch: (req, task) => loader.load(req, task.browser),
       concurrency: config.tiers.browserConcurrency,
       async close() {
-        await browser.close();
+        await loader.close();
         await proxy.close();
       },
     };

@@ -43,7 +43,7 @@ export interface FetchWorkDeps {
 }
 
 /** What a successful fetch is besides a page, for the control plane to act on (AttemptReport.classification). */
-function classify(page: FetchedPage, detectShells: boolean): string {
+export function classifyPage(page: FetchedPage, detectShells: boolean): string {
   if (!detectShells || page.contentType !== 'text/html') return '';
   return isJavaScriptShell(decodeText(page.body.subarray(0, SHELL_SCAN_BYTES), page.charset)) ? 'js_shell' : '';
 }
@@ -142,7 +142,7 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       const kind = documentKind(outcome.contentType, outcome.body);
       const refused = refusedByMode(task.mode, kind, outcome.contentType);
       if (refused) throw new AttemptFailure('UNSUPPORTED_CONTENT_TYPE', refused, report);
-      return { input: { ...outcome, document: kind }, report: { ...report, classification: classify(outcome, deps.detectShells) } };
+      return { input: { ...outcome, document: kind }, report: { ...report, classification: classifyPage(outcome, deps.detectShells) } };
     },
 
     async process(task, page, scope) {

@@ -143,7 +143,8 @@ export function crawlRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       summary: 'Crawl a site',
       description:
         'Discovers the pages of a site (robots.txt, sitemaps, links) and scrapes each into the requested formats, asynchronously. ' +
-        'The credits of the planned pages (max_pages, or fewer under budget and max_credits) are reserved now; each page is charged at its tier ' +
+        'The credits of the planned pages (max_pages, or fewer under budget and max_credits) are reserved now at the dearest planned tier (tier 1 by default; ' +
+        'render_js, force_tier and max_tier plan others); each page is charged at the tier that fetched it ' +
         '(a cached page is free, a failed one is not charged) and the rest is refunded when the crawl ends. Follow it with GET /api/v1/crawl/{crawl_id} ' +
         'or its event stream.',
       tags: ['Crawl'],
@@ -151,9 +152,10 @@ export function crawlRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       request: { body: CrawlRequest },
       responses: { 202: { description: 'The crawl is under way', schema: CrawlStarted, headers: CREDIT_HEADERS } },
       errors: {
-        400: 'VALIDATION_ERROR (invalid fields, webhook with webhook_url, force_tier above max_tier or other than 1) or EXCEEDS_COST_LIMIT (max_credits pays for no page)',
+        400: 'VALIDATION_ERROR (invalid fields, webhook with webhook_url, force_tier above max_tier, render_js under a max_tier below 4) or EXCEEDS_COST_LIMIT (max_credits pays for no page)',
         402: `INSUFFICIENT_CREDITS (the balance cannot cover the planned pages; details: required_credits, available_credits, estimated_tier) or ${KEY_BUDGET_ERROR}`,
         409: 'CONFLICT: another crawl of the account with the same change_tracking.tracking_id is still running (details: tracking_id, crawl_id)',
+        503: 'SERVICE_UNAVAILABLE (the planned tier is not deployed, or not run by the crawl pool: 3.5)',
       },
       handler: async ({ ctx, body }) => {
         const state = ctx.state.trawl;

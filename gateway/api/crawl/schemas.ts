@@ -101,10 +101,10 @@ export const CrawlRequest = z
     storage: z.enum(['redis', 's3', 'r2']).default('redis'),
     advanced: z
       .object({
-        render_js: z.boolean().default(false),
+        render_js: z.boolean().default(false).meta({ description: 'Loads every page in the browser (tier 4, 20 credits a page); needs max_tier 4 when max_tier is set.' }),
         screenshot: z.boolean().default(false),
         use_proxy: z.boolean().default(false),
-        wait_for: z.string().max(1_000).nullable().default(null),
+        wait_for: z.string().max(1_000).nullable().default(null).meta({ description: 'A CSS selector the browser tiers wait for before reading a page.' }),
         timeout: z.number().int().min(1).max(300).default(CRAWL_LIMITS.fetchTimeoutDefaultS),
       })
       .strict()
@@ -113,11 +113,15 @@ export const CrawlRequest = z
     cost_controls: z
       .object({
         max_credits: z.number().int().positive().optional().meta({ description: 'Caps the pages crawled at what this many credits pay for.' }),
-        max_tier: z.enum(CALLER_TIERS).optional(),
-        force_tier: z.enum(CALLER_TIERS).optional(),
+        max_tier: z.enum(CALLER_TIERS).optional().meta({
+          description:
+            'Above 1, each page escalates as a scrape does, up to this tier: a blocked or challenged page to the next tier, a JavaScript shell to the first browser tier. Without max_tier, force_tier or render_js every page is fetched at tier 1 only.',
+        }),
+        force_tier: z.enum(CALLER_TIERS).optional().meta({ description: 'Fetches every page at this tier alone.' }),
       })
       .strict()
       .refine((c) => !c.force_tier || !c.max_tier || Number(c.force_tier) <= Number(c.max_tier), { message: 'force_tier cannot exceed max_tier', path: ['force_tier'] })
+      .meta({ description: 'The crawl reserves each planned page at the dearest tier it plans, charges each page at the tier that fetched it and refunds the rest when it ends.' })
       .nullable()
       .default(null),
     priority: z
@@ -162,7 +166,7 @@ export const CrawlStarted = z
     status: z.enum(CRAWL_STATUSES),
     estimated_pages: z.number().int().meta({ description: 'Pages the crawl may scrape: max_pages, less when budget or max_credits cap it.' }),
     total_enqueued: z.number().int(),
-    estimated_credits: z.number().meta({ description: 'Credits reserved now for estimated_pages; the unused part is refunded when the crawl ends.' }),
+    estimated_credits: z.number().meta({ description: 'Credits reserved now: estimated_pages at the dearest planned tier; the unused part is refunded when the crawl ends.' }),
     message: z.string(),
   })
   .meta({ id: 'CrawlStarted' });
@@ -175,7 +179,7 @@ const CrawlBillingDoc = z
     estimated_cost_usd: z.number(),
     actual_cost_usd: z.number(),
     is_byop: z.boolean(),
-    tier_breakdown: z.record(z.string(), z.number().int()).meta({ description: 'Pages scraped per tier; `cache` for pages read from the cache.' }),
+    tier_breakdown: z.record(z.string(), z.number().int()).meta({ description: 'Completed pages per tier that fetched them; `cache` for pages read from the cache.' }),
   })
   .meta({ id: 'CrawlBilling' });
 
