@@ -54,3 +54,8 @@ export function tierRank(tier: string): number {
 /** The pool that crawls sites: batches of frontier pages, each fetched over plain HTTP (tier 1). */
 export const CRAWL_POOL = 'crawl';
 export const CRAWL_TIER: Tier = '1';
+
+/** Tier 5 solves captchas: planned when deployed and affordable, entered only from an attempt classified `captcha` (SPEC 2.1). */
+export const CAPTCHA_TIER: Tier = '5';
+/** What a fetch that met a captcha widget standing in for the page reports (AttemptReport.classification). */
+export const CAPTCHA_CLASSIFICATION = 'captcha';

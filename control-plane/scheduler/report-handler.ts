@@ -75,7 +75,7 @@ export async function applyAttemptReport(deps: ReportDeps, report: AttemptReport
     return ended(await settleJob(deps.pool, report.jobId, outcome, { resultKey: report.resultKey, statusCode: report.statusCode }));
   }
 
-  if (report.escalate && (await escalate(outcome))) return effects;
+  if (report.escalate && (await escalate(outcome, report.classification || undefined))) return effects;
 
   const failure = {
     code: report.errorCode || 'SCRAPE_FAILED',

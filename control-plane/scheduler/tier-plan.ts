@@ -1,6 +1,6 @@
 import { TrawlError } from '../../common/errors.js';
 import { OCR_PRICE, tierPrice, toCredits, toMicrocents } from '../../common/pricing.js';
-import { BROWSER_TIER, DEFAULT_MAX_TIER, DOCUMENT_POOL, DOCUMENT_TIER, PREMIUM_PROXY_TIER, SLOW_TIER, TIER_ORDER, tierRank as rank } from '../../common/tiers.js';
+import { BROWSER_TIER, CAPTCHA_CLASSIFICATION, CAPTCHA_TIER, DEFAULT_MAX_TIER, DOCUMENT_POOL, DOCUMENT_TIER, PREMIUM_PROXY_TIER, SLOW_TIER, TIER_ORDER, tierRank as rank } from '../../common/tiers.js';
 
 export interface TierPlanInput {
   mode: string;
@@ -105,7 +105,21 @@ export function planTiers(input: TierPlanInput): TierPlan {
     });
   }
   const tiers = cc.failFast ? deployed.slice(0, 1) : deployed;
+  if (plansCaptchaTier(input, maxTier)) tiers.push(CAPTCHA_TIER);
   return { tiers, maxCostMicrocents: Math.max(...tiers.map(tierPrice)) };
+}
+
+/**
+ * Tier 5 ends a plan that escalates up to the browser, when it is deployed
+ * and max_credits allows its price. The caller never names it (SPEC 2.1):
+ * max_tier 4 leaves it on, a lower max_tier, force_tier, fail_fast and html
+ * mode leave it off. It runs only after an attempt met a captcha (nextTier).
+ */
+function plansCaptchaTier(input: TierPlanInput, maxTier: string): boolean {
+  const { costControls: cc } = input;
+  if (cc.forceTier !== undefined || cc.failFast || input.mode === 'html' || rank(maxTier) < rank(BROWSER_TIER)) return false;
+  if (!input.availableTiers.includes(CAPTCHA_TIER)) return false;
+  return cc.maxCredits === undefined || tierPrice(CAPTCHA_TIER) <= toMicrocents(cc.maxCredits);
 }
 
 /**
@@ -163,12 +177,15 @@ export const JS_SHELL = 'js_shell';
  * The next tier after `current` in the plan, if escalation should continue.
  * A JavaScript shell skips the HTTP tiers (they would fetch the same shell)
  * for the first planned tier that runs a browser, unless the caller turned
- * rendering off (render_js false) or asked for html mode.
+ * rendering off (render_js false) or asked for html mode. A captcha goes
+ * straight to the captcha tier when planned, and ends the job otherwise.
  */
 export function nextTier(plan: readonly string[], current: string, outcome: { classification?: string; renderJs?: unknown; mode?: string } = {}): string | undefined {
   const at = plan.indexOf(current);
   if (at < 0) return undefined;
-  const later = plan.slice(at + 1);
+  // The captcha tier is only for captchas, and a captcha is in the page whatever client fetches it.
+  if (outcome.classification === CAPTCHA_CLASSIFICATION) return plan.slice(at + 1).includes(CAPTCHA_TIER) ? CAPTCHA_TIER : undefined;
+  const later = plan.slice(at + 1).filter((t) => t !== CAPTCHA_TIER);
   if (outcome.classification === JS_SHELL) {
     if (outcome.renderJs === false || outcome.mode === 'html') return undefined;
     return later.find((t) => rank(t) >= rank(SLOW_TIER));

@@ -3,7 +3,8 @@ import type { BrowserProfile } from './browser-profile.js';
 import { createSharedBrowser } from './chromium.js';
 import { runFetchTier } from './fetch-tier-worker.js';
 import { startGuardedSocksProxy } from './guarded-socks-proxy.js';
-import { loadPage } from './page-loader.js';
+import { loadPage, type PageLoaderDeps } from './page-loader.js';
+import type { WorkerContext } from '../runtime/run-worker.js';
 import { createGuardedConnect } from '../../common/ssrf-guard.js';
 
 /**
@@ -12,8 +13,14 @@ import { createGuardedConnect } from '../../common/ssrf-guard.js';
  * connection through the guarded SOCKS proxy, screenshots and PDFs kept in
  * Redis for 24 hours.
  */
-export async function runBrowserTier(pool: string, profileFor: (configuredUserAgent: string) => BrowserProfile): Promise<void> {
-  await runFetchTier(pool, { detectShells: false }, async ({ config, log, redis, keys }) => {
+export async function runBrowserTier(
+  pool: string,
+  profileFor: (configuredUserAgent: string) => BrowserProfile,
+  /** The tier's own step on each loaded page (PageLoaderDeps.beforeRead). */
+  stepFor?: (ctx: WorkerContext) => Pick<PageLoaderDeps, 'beforeRead'>,
+): Promise<void> {
+  await runFetchTier(pool, { detectShells: false }, async (ctx) => {
+    const { config, log, redis, keys } = ctx;
     const profile = profileFor(config.worker.userAgent);
     const proxy = await startGuardedSocksProxy({ connect: createGuardedConnect(config.ssrf) });
     const browser = createSharedBrowser({ executablePath: config.tiers.chromiumPath, proxyUrl: proxy.url, extraArgs: profile.launchArgs });
@@ -29,6 +36,7 @@ export async function runBrowserTier(pool: string, profileFor: (configuredUserAg
         await redis.set(keys.artifact(name), bytes, 'EX', ARTIFACT_TTL_SECONDS);
         return artifactUrl(config.publicBaseUrl, name);
       },
+      ...stepFor?.(ctx),
     };
     return {
       fetch: (req, task) => loadPage(deps, req, task.browser),

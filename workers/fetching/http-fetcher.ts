@@ -132,6 +132,7 @@ function nextHop(status: number, method: string, body: string | undefined): { me
 export function classifyStatusBeforeBody(status: number): Omit<FetchFailure, 'kind' | 'statusCode' | 'finalUrl' | 'timings'> | null {
   if (status === 404 || status === 410) return { code: 'TARGET_NOT_FOUND', message: `The target answered ${status}`, escalate: false };
   if (status === 401) return { code: 'REQUIRES_AUTH', message: 'The target requires authentication (401)', escalate: false };
+  if (status === 402) return { code: 'PAYWALL_DETECTED', message: 'The target requires payment (402)', escalate: false };
   if (status === 429) return { code: 'BLOCKED', message: 'The target is rate limiting this client (429)', escalate: true };
   if (status >= 500 && status !== 503) return { code: 'TARGET_UNAVAILABLE', message: `The target answered ${status}`, escalate: true };
   return null;
