@@ -12,19 +12,9 @@ import type { CheerioAPI } from 'cheerio';
 /** Below this much visible text, a marked or walled article is only its teaser. */
 export const PAYWALL_TEASER_CHARS = 1_500;
 
-/** Elements sites and paywall vendors wrap the wall in. */
-const WALL_CONTAINERS = [
-  '[class*="paywall" i]',
-  '[id*="paywall" i]',
-  '[class*="regwall" i]',
-  '[class*="subscription-wall" i]',
-  '[class*="subscriber-only" i]',
-  '[class*="premium-wall" i]',
-  '[class*="meter-wall" i]',
-  '[data-paywall]',
-  '.tp-modal',
-  '.tp-container-inner',
-].join(', ');
+/** Names (in a class or id) of the elements sites and paywall vendors wrap the wall in. */
+const WALL_NAMES = ['paywall', 'regwall', 'subscription-wall', 'subscriber-only', 'premium-wall', 'meter-wall', 'tp-modal', 'tp-container'];
+const WALL_CONTAINERS = [...WALL_NAMES.flatMap((name) => [`[class*="${name}" i]`, `[id*="${name}" i]`]), '[data-paywall]'].join(', ');
 
 /** Calls to subscribe in order to read on: what a wall says, and what an article about subscriptions does not. */
 const WALL_PHRASES = [
