@@ -1,11 +1,9 @@
 import { expect } from 'chai';
 import { startSiteServer, type SiteServer } from '../fixtures/site-server.js';
 import { CAPTCHA_FIXTURES, CAPTCHA_TEXT, captchaRoutes, WALL_ROUTES, WALL_TEASER } from '../fixtures/wall-pages.js';
-import { apiClient, balanceOf } from '../support/api.js';
+import { apiClient, balanceOf, escalationSteps as steps } from '../support/api.js';
 import { createTestAccount, getStack, waitForWorkers, type TestStack } from '../support/stack.js';
 
-type Escalation = { tier: string; result: string; credits: number };
-const steps = (body: { billing: { escalations: Escalation[] } }) => body.billing.escalations.map((e) => [e.tier, e.result, e.credits]);
 
 /**
  * Tier 5 through the whole stack: a page held behind a captcha escalates to
@@ -17,14 +15,15 @@ describe('the captcha tier and walls in front of content', function () {
   this.timeout(120_000);
   let stack: TestStack;
   let site: SiteServer;
-  let account: { accountId: string; key: string };
+  let accountId: string;
   let api: ReturnType<typeof apiClient>;
 
   before(async () => {
     stack = await getStack();
     await waitForWorkers(stack.baseUrl, 60_000, 'captcha');
     site = await startSiteServer({ routes: [...captchaRoutes(stack.captchaSolver), ...WALL_ROUTES] });
-    account = await createTestAccount(stack, 10_000_000);
+    const account = await createTestAccount(stack, 10_000_000);
+    accountId = account.accountId;
     api = apiClient(stack.baseUrl, account.key);
   });
   after(async () => site?.close());
@@ -35,7 +34,7 @@ describe('the captcha tier and walls in front of content', function () {
   const tasksFor = (sitekey: string) => stack.captchaSolver.submissions.filter((f) => (f.get('googlekey') ?? f.get('sitekey')) === sitekey);
 
   it('escalates a reCAPTCHA v2 page from tier 1 straight to tier 5, solves it and charges the tier-5 price only', async () => {
-    const before = await balanceOf(stack.pool, account.accountId);
+    const before = await balanceOf(stack.pool, accountId);
     const url = `${site.url}/captcha/recaptcha-v2`;
     const res = await scrape({ url, formats: ['markdown'] });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(200);
@@ -45,7 +44,7 @@ describe('the captcha tier and walls in front of content', function () {
       ['1', 'challenge_detected', 0],
       ['5', 'success', 100],
     ]);
-    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 20_000);
+    expect(await balanceOf(stack.pool, accountId)).to.equal(before - 20_000);
     const [task] = tasksFor(CAPTCHA_FIXTURES['recaptcha-v2']!.sitekey);
     expect(Object.fromEntries(task!)).to.include({ method: 'userrecaptcha', pageurl: url, json: '1', key: stack.captchaSolver.apiKey });
   });
@@ -74,7 +73,7 @@ describe('the captcha tier and walls in front of content', function () {
   });
 
   it('fails CHALLENGE_DETECTED, refunded, when the solver cannot solve the captcha, with both attempts listed', async () => {
-    const before = await balanceOf(stack.pool, account.accountId);
+    const before = await balanceOf(stack.pool, accountId);
     const res = await scrape({ url: `${site.url}/captcha/unsolvable` });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(403);
     expect(res.body.error).to.equal('CHALLENGE_DETECTED');
@@ -84,24 +83,24 @@ describe('the captcha tier and walls in front of content', function () {
       ['1', 'challenge_detected', 0],
       ['5', 'challenge_detected', 0],
     ]);
-    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+    expect(await balanceOf(stack.pool, accountId)).to.equal(before);
   });
 
   it('fails CHALLENGE_DETECTED without a tier-5 attempt when max_credits does not cover tier 5', async () => {
     const sitekey = CAPTCHA_FIXTURES['hcaptcha']!.sitekey;
     const tasks = tasksFor(sitekey).length;
-    const before = await balanceOf(stack.pool, account.accountId);
+    const before = await balanceOf(stack.pool, accountId);
     const res = await scrape({ url: `${site.url}/captcha/hcaptcha`, cost_controls: { max_credits: 50 } });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(403);
     expect(res.body.error).to.equal('CHALLENGE_DETECTED');
     expect(steps(res.body)).to.deep.equal([['1', 'challenge_detected', 0]]);
     expect(res.body.billing.refunded).to.equal(true);
     expect(tasksFor(sitekey)).to.have.length(tasks);
-    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+    expect(await balanceOf(stack.pool, accountId)).to.equal(before);
   });
 
   it('fails a subscription wall with 402 PAYWALL_DETECTED at tier 1, refunded, without escalating', async () => {
-    const before = await balanceOf(stack.pool, account.accountId);
+    const before = await balanceOf(stack.pool, accountId);
     for (const path of ['/walls/paywall', '/walls/payment-required']) {
       const res = await scrape({ url: `${site.url}${path}` });
       expect(res.status, path).to.equal(402);
@@ -109,7 +108,7 @@ describe('the captcha tier and walls in front of content', function () {
       expect(res.body.billing.refunded).to.equal(true);
       expect(steps(res.body)).to.deep.equal([['1', 'paywall_detected', 0]]);
     }
-    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+    expect(await balanceOf(stack.pool, accountId)).to.equal(before);
   });
 
   it('scrapes an article that only invites readers to subscribe', async () => {
@@ -119,12 +118,12 @@ describe('the captcha tier and walls in front of content', function () {
   });
 
   it('fails a redirect to a sign-in form with 401 REQUIRES_AUTH, refunded', async () => {
-    const before = await balanceOf(stack.pool, account.accountId);
+    const before = await balanceOf(stack.pool, accountId);
     const res = await scrape({ url: `${site.url}/walls/members/report` });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(401);
     expect(res.body.error).to.equal('REQUIRES_AUTH');
     expect(res.body.billing.refunded).to.equal(true);
     expect(steps(res.body)).to.deep.equal([['1', 'requires_auth', 0]]);
-    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+    expect(await balanceOf(stack.pool, accountId)).to.equal(before);
   });
 });
