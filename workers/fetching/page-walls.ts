@@ -19,8 +19,17 @@ export const CAPTCHA_WALL_TEXT_CHARS = 1_000;
 
 export type PageWall = Pick<FetchFailure, 'code' | 'message' | 'escalate' | 'classification'>;
 
+/**
+ * Text every wall's markup contains (a password field, a captcha widget's
+ * name, a wall container's or its call to subscribe), found in one fast
+ * pass: a page without any is not parsed.
+ */
+const WALL_HINT = /password|captcha|turnstile|isAccessibleForFree|wall|subscri|member|(?:continue|keep) reading|tp-modal|tp-container/i;
+
 export function detectWall(page: { html: string; requestedUrl: string; finalUrl: string }): PageWall | null {
-  const $ = load(page.html.slice(0, WALL_SCAN_CHARS));
+  const html = page.html.slice(0, WALL_SCAN_CHARS);
+  if (!WALL_HINT.test(html)) return null;
+  const $ = load(html);
   const body = $('body').clone();
   body.find('script, style, noscript, template, svg').remove();
   const visibleText = body.text().replace(/\s+/g, ' ').trim();

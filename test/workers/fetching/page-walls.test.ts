@@ -9,6 +9,10 @@ const notFree = (selector?: string) =>
   `<script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree":false${selector ? `,"hasPart":{"@type":"WebPageElement","isAccessibleForFree":false,"cssSelector":"${selector}"}` : ''}}</script>`;
 
 describe('walls in front of page content', () => {
+  it('finds no wall in a small ordinary page', () => {
+    expect(at(doc('<h1>Tides</h1><p>High water at 18:40.</p>'))).to.equal(null);
+  });
+
   describe('captcha', () => {
     it('classifies a small page held by a captcha widget as captcha, to escalate', () => {
       const wall = at(doc('<h1>One more step</h1><form><div class="h-captcha" data-sitekey="k1"></div></form>'));
