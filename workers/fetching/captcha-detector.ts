@@ -39,9 +39,9 @@ const WIDGET_CLASS: ReadonlyArray<[CaptchaKind, string]> = [
 
 /** `<name>.render(element, { sitekey: '…' })` in an inline script. */
 const RENDER_CALL: ReadonlyArray<[CaptchaKind, RegExp]> = [
-  ['turnstile', /turnstile\.render\([^)]*?sitekey['"]?\s*:\s*['"]([\w-]+)['"]/],
-  ['hcaptcha', /hcaptcha\.render\([^)]*?sitekey['"]?\s*:\s*['"]([\w-]+)['"]/],
-  ['recaptcha_v2', /grecaptcha\.render\([^)]*?sitekey['"]?\s*:\s*['"]([\w-]+)['"]/],
+  ['turnstile', /turnstile\.render\([\s\S]{0,300}?sitekey['"]?\s*:\s*['"]([\w-]+)['"]/],
+  ['hcaptcha', /hcaptcha\.render\([\s\S]{0,300}?sitekey['"]?\s*:\s*['"]([\w-]+)['"]/],
+  ['recaptcha_v2', /grecaptcha\.render\([\s\S]{0,300}?sitekey['"]?\s*:\s*['"]([\w-]+)['"]/],
 ];
 
 /** The widgets' frames, whose URL carries the site key. */

@@ -20,6 +20,7 @@ describe('captcha detector', () => {
     ['an hCaptcha widget', '<div class="h-captcha" data-sitekey="a5f74b19-9e45-40e0-b45d-47ff91b7a6c2" data-callback="done"></div>', { kind: 'hcaptcha', sitekey: 'a5f74b19-9e45-40e0-b45d-47ff91b7a6c2', callback: 'done' }],
     ['an hCaptcha frame', '<iframe src="https://newassets.hcaptcha.com/captcha/v1/abc/static/hcaptcha.html#frame=checkbox&sitekey=hc-frame-key"></iframe>', { kind: 'hcaptcha', sitekey: 'hc-frame-key' }],
     ['a Turnstile widget with its action', '<div class="cf-turnstile" data-sitekey="0x4AAAAAAA" data-action="signup"></div>', { kind: 'turnstile', sitekey: '0x4AAAAAAA', action: 'signup' }],
+    ['hCaptcha rendered into an element found by id', `<script>hcaptcha.render(document.getElementById('c'), { sitekey: 'hc-by-id' })</script>`, { kind: 'hcaptcha', sitekey: 'hc-by-id' }],
     ['Turnstile rendered by script', `<script>turnstile.render('#w', { sitekey: '0x4BBBB', callback: f })</script>`, { kind: 'turnstile', sitekey: '0x4BBBB' }],
   ];
   for (const [what, html, widget] of found) {
