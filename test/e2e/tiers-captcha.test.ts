@@ -66,6 +66,16 @@ describe('the captcha tier and walls in front of content', function () {
     });
   }
 
+  it('sends a captcha served with a 403 refusal to tier 5 too', async () => {
+    const res = await scrape({ url: `${site.url}/captcha/recaptcha-v2?status=403`, formats: ['text'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(200);
+    expect(res.body.content).to.contain(CAPTCHA_TEXT);
+    expect(steps(res.body)).to.deep.equal([
+      ['1', 'challenge_detected', 0],
+      ['5', 'success', 100],
+    ]);
+  });
+
   it('keeps tier 5 under max_tier 4: the caller caps the tiers it names, and tier 5 is automatic', async () => {
     const res = await scrape({ url: `${site.url}/captcha/recaptcha-v2`, formats: ['text'], cost_controls: { max_tier: '4' } });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(200);

@@ -6,6 +6,7 @@ import { asciiView, detectCharset } from './charset.js';
 import { isTextualMime, parseContentType, sniffMime, SNIFF_BYTES } from './content-type.js';
 import type { FetchFailure, FetchOutcome, FetchTimings } from './fetch-result.js';
 import { classifyFetchError } from './network-errors.js';
+import { refusalCaptcha } from './page-walls.js';
 import { assertUrlAllowed, createGuardedDispatcher, type GuardOptions } from '../../common/ssrf-guard.js';
 
 export interface FetchRequest {
@@ -147,6 +148,8 @@ export function classifyStatusAfterBody(
   const evidence = { headers, body: head };
   const vendor = status === 403 || status === 503 || (status >= 200 && status < 300) ? detectChallenge(evidence) : null;
   if (vendor) return { code: 'CHALLENGE_DETECTED', message: `The target answered with a ${vendor} bot challenge (${status})`, escalate: true };
+  const captcha = status === 403 ? refusalCaptcha(head) : null;
+  if (captcha) return captcha;
   if (status === 403) return { code: 'BLOCKED', message: 'The target refused this client (403)', escalate: true };
   if (status === 503) {
     return hasBlockMarkers(evidence)

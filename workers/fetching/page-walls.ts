@@ -1,6 +1,6 @@
 import { load } from 'cheerio';
 import { CAPTCHA_CLASSIFICATION } from '../../common/tiers.js';
-import { CAPTCHA_NAMES, findCaptcha } from './captcha-detector.js';
+import { CAPTCHA_NAMES, findCaptcha, type CaptchaWidget } from './captcha-detector.js';
 import type { FetchFailure } from './fetch-result.js';
 import { isLoginWall } from './login-wall-detector.js';
 import { paywallEvidence } from './paywall-detector.js';
@@ -26,6 +26,16 @@ export type PageWall = Pick<FetchFailure, 'code' | 'message' | 'escalate' | 'cla
  */
 const WALL_HINT = /password|captcha|turnstile|isAccessibleForFree|wall|subscri|member|(?:continue|keep) reading|tp-modal|tp-container/i;
 
+function captchaWall(widget: CaptchaWidget | null): PageWall | null {
+  if (!widget) return null;
+  return { code: 'CHALLENGE_DETECTED', message: `The page is held behind a ${CAPTCHA_NAMES[widget.kind]} captcha`, escalate: true, classification: CAPTCHA_CLASSIFICATION };
+}
+
+/** A refusal (403) whose page asks for a captcha: the captcha tier may pass it where the others are refused. */
+export function refusalCaptcha(head: string): PageWall | null {
+  return /captcha|turnstile/i.test(head) ? captchaWall(findCaptcha(head.slice(0, WALL_SCAN_CHARS))) : null;
+}
+
 export function detectWall(page: { html: string; requestedUrl: string; finalUrl: string }): PageWall | null {
   const html = page.html.slice(0, WALL_SCAN_CHARS);
   if (!WALL_HINT.test(html)) return null;
@@ -37,15 +47,8 @@ export function detectWall(page: { html: string; requestedUrl: string; finalUrl:
   if (isLoginWall($, visibleText, { requested: page.requestedUrl, final: page.finalUrl })) {
     return { code: 'REQUIRES_AUTH', message: 'The page is a sign-in form standing in for the content (login wall)', escalate: false, classification: 'login_wall' };
   }
-  const captcha = visibleText.length < CAPTCHA_WALL_TEXT_CHARS ? findCaptcha($) : null;
-  if (captcha) {
-    return {
-      code: 'CHALLENGE_DETECTED',
-      message: `The page is held behind a ${CAPTCHA_NAMES[captcha.kind]} captcha`,
-      escalate: true,
-      classification: CAPTCHA_CLASSIFICATION,
-    };
-  }
+  const captcha = visibleText.length < CAPTCHA_WALL_TEXT_CHARS ? captchaWall(findCaptcha($)) : null;
+  if (captcha) return captcha;
   const paywall = paywallEvidence($, visibleText);
   if (paywall) return { code: 'PAYWALL_DETECTED', message: `The page is behind a paywall: ${paywall}`, escalate: false, classification: 'paywall' };
   return null;

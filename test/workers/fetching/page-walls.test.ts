@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { detectWall } from '../../../workers/fetching/page-walls.js';
+import { detectWall, refusalCaptcha } from '../../../workers/fetching/page-walls.js';
 
 const doc = (body: string, head = '') => `<!DOCTYPE html><html><head><title>Harbour</title>${head}</head><body>${body}</body></html>`;
 const article = (paragraphs: number, extra = '') =>
@@ -18,6 +18,11 @@ describe('walls in front of page content', () => {
       const wall = at(doc('<h1>One more step</h1><form><div class="h-captcha" data-sitekey="k1"></div></form>'));
       expect(wall).to.deep.include({ code: 'CHALLENGE_DETECTED', classification: 'captcha', escalate: true });
       expect(wall!.message).to.contain('hCaptcha');
+    });
+
+    it('classifies a refusal page asking for a captcha as captcha, however much it says', () => {
+      expect(refusalCaptcha(doc(article(12, '<div class="cf-turnstile" data-sitekey="0x4AA"></div>')))).to.deep.include({ code: 'CHALLENGE_DETECTED', classification: 'captcha' });
+      expect(refusalCaptcha(doc('<h1>Forbidden</h1><p>Solve the captcha below.</p>'))).to.equal(null);
     });
 
     it('leaves an article whose comment form has a captcha alone', () => {
