@@ -1,5 +1,6 @@
 import { DOCUMENT_PROCESSING_DEFAULT_S, DOCUMENT_PROCESSING_MAX_S, OAUTH_CLIENT_ID_PATTERN, OAUTH_CLIENT_SECRET_MIN_CHARS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS } from './limits.js';
 import { MICROCENTS_PER_CREDIT, MICROCENTS_PER_USD } from './pricing.js';
+import { CAPTCHA_TIER } from './tiers.js';
 
 /**
  * The one configuration loader. Every process reads its settings here, from
@@ -49,8 +50,10 @@ export interface TrawlConfig {
     /** Longest the document pool may take to read one PDF or image (SPEC 8.4: 120 s by default, at most 300 s). */
     documentBudgetMs: number;
   };
-  /** Tiers that have a worker pool deployed; escalation never plans others. */
+  /** Tiers that have a worker pool deployed; escalation never plans others. Tier 5 counts only with a captcha solver. */
   availableTiers: string[];
+  /** The 2captcha-compatible solving service tier 5 sends captchas to; tier 5 is unavailable without its URL. */
+  captcha: { solverUrl: string; solverKey: string; solveTimeoutMs: number; pollIntervalMs: number };
   /** Whether a document pool (modes pdf and ocr) is deployed. */
   documentPool: boolean;
   /** The clients of tiers 2 and 4: the browser impit impersonates, and the Chromium the browser pool drives. */
@@ -221,7 +224,13 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
       pipelineBudgetMs: int(env, 'TRAWL_PIPELINE_BUDGET_MS', 60_000),
       documentBudgetMs: documentBudgetMs(env),
     },
-    availableTiers: list(env, 'TRAWL_AVAILABLE_TIERS', ['1', '2', '3', '4']),
+    availableTiers: list(env, 'TRAWL_AVAILABLE_TIERS', ['1', '2', '3', '4', CAPTCHA_TIER]).filter((tier) => tier !== CAPTCHA_TIER || !!env.TRAWL_CAPTCHA_SOLVER_URL),
+    captcha: {
+      solverUrl: env.TRAWL_CAPTCHA_SOLVER_URL ?? '',
+      solverKey: env.TRAWL_CAPTCHA_SOLVER_KEY ?? '',
+      solveTimeoutMs: int(env, 'TRAWL_CAPTCHA_SOLVE_TIMEOUT_MS', 180_000),
+      pollIntervalMs: Math.max(100, int(env, 'TRAWL_CAPTCHA_POLL_INTERVAL_MS', 5_000)),
+    },
     documentPool: bool(env, 'TRAWL_DOCUMENT_POOL', true),
     tiers: {
       impitBrowser: env.TRAWL_IMPIT_BROWSER ?? 'chrome',

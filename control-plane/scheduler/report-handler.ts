@@ -92,7 +92,7 @@ export async function applyAttemptReport(deps: ReportDeps, report: AttemptReport
     return ended(settled);
   }
 
-  if (report.escalate && (await escalate(outcome))) return effects;
+  if (report.escalate && (await escalate(outcome, report.classification || undefined))) return effects;
 
   const failure = {
     code: report.errorCode || 'SCRAPE_FAILED',

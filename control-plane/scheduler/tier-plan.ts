@@ -1,6 +1,6 @@
 import { TrawlError } from '../../common/errors.js';
 import { OCR_PRICE, tierPrice, toCredits, toMicrocents } from '../../common/pricing.js';
-import { BROWSER_TIER, DEFAULT_MAX_TIER, DOCUMENT_POOL, DOCUMENT_TIER, PREMIUM_PROXY_TIER, SLOW_TIER, TIER_ORDER, tierRank as rank } from '../../common/tiers.js';
+import { BROWSER_TIER, CAPTCHA_TIER, DEFAULT_MAX_TIER, DOCUMENT_POOL, DOCUMENT_TIER, PREMIUM_PROXY_TIER, SLOW_TIER, TIER_ORDER, tierRank as rank } from '../../common/tiers.js';
 
 export interface TierPlanInput {
   mode: string;
@@ -113,7 +113,21 @@ export function planTiers(input: TierPlanInput): TierPlan {
   const learned = cc.forceTier === undefined && !cc.preferCost && input.learnedTier !== undefined ? deployed.indexOf(input.learnedTier) : -1;
   const from = learned > 0 ? deployed.slice(learned) : deployed;
   const tiers = cc.failFast ? from.slice(0, 1) : from;
+  if (plansCaptchaTier(input, maxTier)) tiers.push(CAPTCHA_TIER);
   return { tiers, maxCostMicrocents: Math.max(...tiers.map(tierPrice)) };
+}
+
+/**
+ * Tier 5 ends a plan that escalates up to the browser, when it is deployed
+ * and max_credits allows its price. The caller never names it (SPEC 2.1):
+ * max_tier 4 leaves it on, a lower max_tier, force_tier, fail_fast and html
+ * mode leave it off. It runs only after an attempt met a captcha (nextTier).
+ */
+function plansCaptchaTier(input: TierPlanInput, maxTier: string): boolean {
+  const { costControls: cc } = input;
+  if (cc.forceTier !== undefined || cc.failFast || input.mode === 'html' || rank(maxTier) < rank(BROWSER_TIER)) return false;
+  if (!input.availableTiers.includes(CAPTCHA_TIER)) return false;
+  return cc.maxCredits === undefined || tierPrice(CAPTCHA_TIER) <= toMicrocents(cc.maxCredits);
 }
 
 /**

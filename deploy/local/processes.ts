@@ -16,6 +16,7 @@ export const ROLES = {
   'fetch-t2': 'workers/fetch-t2/worker.ts',
   'fetch-t3': 'workers/fetch-t3/worker.ts',
   browser: 'workers/browser/worker.ts',
+  captcha: 'workers/captcha/worker.ts',
   extract: 'workers/extract/worker.ts',
   map: 'workers/map/worker.ts',
   document: 'workers/document/worker.ts',

@@ -148,6 +148,23 @@ describe('attempt reports on a two-tier plan (Postgres)', function () {
     expect(await balanceOf(services.pool, caller.accountId)).to.equal(10_000);
   });
 
+  it('sends an attempt that met a captcha straight to tier 5, and no other failure to it', async () => {
+    const caller = await createTestCaller(services, 100_000);
+    const plan = { tierPlan: ['1', '2', '3', '4', '5'], reserveMicrocents: 20_000, estimatedTier: '5' };
+    const captcha = { ok: false, escalate: true, errorCode: 'CHALLENGE_DETECTED', errorMessage: 'a captcha', statusCode: 200, classification: 'captcha' };
+    const met = await admitTestJob(services, caller, plan);
+    const escalated = await applyAttemptReport(deps, report(met, met.attempt, captcha));
+    expect(escalated.dispatch[0]!.attempt).to.include({ tier: '5', pool: 'captcha', price_microcents: 20_000 });
+
+    const other = await admitTestJob(services, caller, plan);
+    const blockedOnce = await applyAttemptReport(deps, report(other, other.attempt, blocked));
+    expect(blockedOnce.dispatch[0]!.attempt.tier).to.equal('2');
+    const atBrowser = await admitTestJob(services, caller, { ...plan, tierPlan: ['4', '5'] });
+    const ended = await applyAttemptReport(deps, report(atBrowser, atBrowser.attempt, blocked));
+    expect(ended.dispatch).to.deep.equal([]);
+    expect((await jobRow(atBrowser.job.id)).error_code).to.equal('BLOCKED_BY_ANTIBOT');
+  });
+
   it('ignores a late report for a job that has already ended', async () => {
     const caller = await createTestCaller(services, 10_000);
     const job = await admitTwoTierJob(caller);

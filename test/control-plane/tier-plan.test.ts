@@ -3,7 +3,9 @@ import { TrawlError } from '../../common/errors.js';
 import { nextTier } from '../../common/tier-escalation.js';
 import { estimateTiers, firstAttemptPrice, planTiers } from '../../control-plane/scheduler/tier-plan.js';
 
-const ALL = ['1', '2', '3', '3.5', '4', '5'];
+/** Every tier but captcha solving (a deployment without a solver). */
+const ALL = ['1', '2', '3', '3.5', '4'];
+const WITH_CAPTCHA = [...ALL, '5'];
 
 function planError(fn: () => unknown): TrawlError {
   try {
@@ -146,5 +148,36 @@ describe('tier planning', () => {
     expect(nextTier(['1', '2', '4'], '1', { ...shell, renderJs: false })).to.equal(undefined);
     expect(nextTier(['1', '2', '4'], '1', { ...shell, renderJs: 'auto' })).to.equal('4');
     expect(nextTier(['1', '2', '4'], '1', { ...shell, mode: 'html' })).to.equal(undefined);
+  });
+
+  describe('the captcha tier (5)', () => {
+    const plan = (over: Partial<Parameters<typeof planTiers>[0]>) => planTiers({ mode: 'auto', renderJs: false, costControls: {}, availableTiers: WITH_CAPTCHA, ...over });
+
+    it('ends a plan that reaches the browser when deployed, reserving its price, and max_tier 4 keeps it', () => {
+      expect(plan({})).to.deep.equal({ tiers: ['1', '2', '3', '4', '5'], maxCostMicrocents: 20_000 });
+      expect(plan({ costControls: { maxTier: '4' } }).tiers).to.deep.equal(['1', '2', '3', '4', '5']);
+      expect(plan({ renderJs: true }).tiers).to.deep.equal(['4', '5']);
+      expect(plan({ costControls: { preferSpeed: true } }).tiers).to.deep.equal(['3', '4', '5']);
+    });
+
+    it('is left out without a solver, below max_tier 4, with force_tier, fail_fast, html mode or a max_credits under its price', () => {
+      expect(planTiers({ mode: 'auto', renderJs: false, costControls: {}, availableTiers: ALL }).tiers).to.not.include('5');
+      for (const costControls of [{ maxTier: '3' }, { forceTier: '4' }, { failFast: true }, { maxCredits: 99.5 }]) {
+        expect(plan({ costControls }).tiers, JSON.stringify(costControls)).to.not.include('5');
+      }
+      expect(plan({ mode: 'html' }).tiers).to.deep.equal(['1', '2']);
+      expect(plan({ costControls: { maxCredits: 100 } }).tiers).to.include('5');
+    });
+
+    it('is entered only from an attempt that met a captcha, straight from any tier', () => {
+      const tiers = ['1', '2', '3', '4', '5'];
+      expect(nextTier(tiers, '1', { classification: 'captcha' })).to.equal('5');
+      expect(nextTier(tiers, '4')).to.equal(undefined);
+      expect(nextTier(tiers, '3')).to.equal('4');
+      expect(nextTier(tiers, '2', { classification: 'js_shell' })).to.equal('3');
+      expect(nextTier(['1', '2', '5'], '1', { classification: 'js_shell' })).to.equal(undefined);
+      expect(nextTier(['1', '2', '3', '4'], '1', { classification: 'captcha' })).to.equal(undefined);
+      expect(nextTier(tiers, '5', { classification: 'captcha' })).to.equal(undefined);
+    });
   });
 });

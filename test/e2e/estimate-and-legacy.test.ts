@@ -26,21 +26,22 @@ describe('POST /api/v1/scrape/estimate and the deprecated per-mode routes', func
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.deep.include({
         estimated_credits: 1,
-        max_possible_credits: 20,
+        // Captcha solving ends the plan: the test stack has a solver.
+        max_possible_credits: 100,
         estimated_tier: '1',
-        tier_plan: ['1', '2', '3', '4'],
+        tier_plan: ['1', '2', '3', '4', '5'],
         runnable: true,
         version: 'v1',
       });
-      expect(res.body.available_tiers).to.deep.equal(['1', '2', '3', '4']);
+      expect(res.body.available_tiers).to.deep.equal(['1', '2', '3', '4', '5']);
       expect(site.hits('/article')).to.equal(hits);
       expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
     });
 
-    it('prices a browser scrape at the browser tier alone', async () => {
+    it('prices a browser scrape at the browser tier, with captcha solving after it', async () => {
       const res = await post('/api/v1/scrape/estimate', { url: 'https://example.com/', advanced: { render_js: true } });
       expect(res.status).to.equal(200);
-      expect(res.body).to.deep.include({ estimated_credits: 20, max_possible_credits: 20, tier_plan: ['4'], runnable: true });
+      expect(res.body).to.deep.include({ estimated_credits: 20, max_possible_credits: 100, tier_plan: ['4', '5'], runnable: true });
     });
 
     it('prices a premium-proxy scrape this deployment cannot run, saying it is not runnable', async () => {

@@ -2,11 +2,9 @@ import { expect } from 'chai';
 import { ARTICLE_TITLE, startSiteServer, type SiteServer } from '../fixtures/site-server.js';
 import { GUARDED_TEXT, RENDERED_TEXT, STEALTH_TEXT, TIER_ROUTES } from '../fixtures/tier-pages.js';
 import { startTlsFingerprintServer, type TlsFingerprintServer } from '../fixtures/tls-fingerprint-server.js';
-import { apiClient, balanceOf, pollJob } from '../support/api.js';
+import { apiClient, balanceOf, escalationSteps as steps, pollJob } from '../support/api.js';
 import { createTestAccount, getStack, waitForWorkers, type TestStack } from '../support/stack.js';
 
-type Escalation = { tier: string; result: string; credits: number };
-const steps = (body: { billing: { escalations: Escalation[] } }) => body.billing.escalations.map((e) => [e.tier, e.result, e.credits]);
 
 /**
  * Escalation through the whole stack: each fixture yields only to the right

@@ -28,6 +28,8 @@ describe('request validation and the error envelope', function () {
     ['sync_policy without sync', { url: 'https://example.com', sync: false, sync_policy: 'wait_until_deadline' }, 'sync_policy'],
     ['screenshot without render_js', { url: 'https://example.com', advanced: { screenshot: true } }, 'advanced.screenshot'],
     ['an unknown tier', { url: 'https://example.com', cost_controls: { max_tier: '9' } }, 'cost_controls.max_tier'],
+    ['max_tier 5 (captcha solving is chosen by escalation only)', { url: 'https://example.com', cost_controls: { max_tier: '5' } }, 'cost_controls.max_tier'],
+    ['force_tier 5', { url: 'https://example.com', cost_controls: { force_tier: '5' } }, 'cost_controls.force_tier'],
     ['an extraction schema that describes an array', { url: 'https://example.com', extraction_schema: { type: 'array', items: { type: 'string' } } }, 'extraction_schema.type'],
     ['a schema property of an unknown type', { url: 'https://example.com', extraction_schema: { type: 'object', properties: { a: { type: 'strin' } } } }, 'extraction_schema.properties.a.type'],
     ['a schema $ref that does not resolve', { url: 'https://example.com', extraction_schema: { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } } }, 'extraction_schema.properties.a.$ref'],

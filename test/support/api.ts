@@ -48,3 +48,8 @@ export async function balanceOf(pool: import('pg').Pool, accountId: string): Pro
   const row = await pool.query<{ balance_microcents: string }>('SELECT balance_microcents FROM accounts WHERE id = $1', [accountId]);
   return Number(row.rows[0]!.balance_microcents);
 }
+
+/** A result's billing.escalations as [tier, result, credits] rows, for comparing whole escalation paths. */
+export function escalationSteps(body: { billing: { escalations: Array<{ tier: string; result: string; credits: number }> } }): Array<[string, string, number]> {
+  return body.billing.escalations.map((e) => [e.tier, e.result, e.credits]);
+}

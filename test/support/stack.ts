@@ -3,8 +3,9 @@ import { bootIsolatedStack, createAccountWithKey, waitForWorkers, type IsolatedS
 import { startOpenAiTestServer, type OpenAiTestServer } from '../fixtures/openai-server.js';
 import { startPaymentTestServer, type PaymentTestServer } from '../fixtures/payment-provider-server.js';
 import { testCa } from '../fixtures/test-ca.js';
+import { startCaptchaSolverServer, type CaptchaSolverTestServer } from './captcha-solver-server.js';
 
-export type TestStack = IsolatedStack & { llm: OpenAiTestServer; payments: PaymentTestServer };
+export type TestStack = IsolatedStack & { llm: OpenAiTestServer; payments: PaymentTestServer; captchaSolver: CaptchaSolverTestServer };
 export { waitForWorkers };
 
 /**
@@ -23,6 +24,7 @@ export function getStack(): Promise<TestStack> {
   shared.trawlTestStack ??= (async () => {
     const llm = await startOpenAiTestServer();
     const payments = await startPaymentTestServer();
+    const captchaSolver = await startCaptchaSolverServer();
     const stack = await bootIsolatedStack({
       // Separate names let several test runs share this machine's services at once.
       name: process.env.TRAWL_TEST_STACK ?? 'test',
@@ -42,10 +44,15 @@ export function getStack(): Promise<TestStack> {
         SSL_CERT_FILE: testCa().caPath,
         // Retries 1 and 2 seconds apart instead of 1 and 5 minutes, so the suites can watch the schedule.
         TRAWL_WEBHOOK_RETRY_DELAYS_MS: '1000,2000',
+        // Tier 5 solves through the local solver, polled every 200 ms instead of every 5 s.
+        TRAWL_CAPTCHA_SOLVER_URL: captchaSolver.baseUrl,
+        TRAWL_CAPTCHA_SOLVER_KEY: captchaSolver.apiKey,
+        TRAWL_CAPTCHA_POLL_INTERVAL_MS: '200',
+        TRAWL_CAPTCHA_SOLVE_TIMEOUT_MS: '20000',
       },
     });
     await waitForWorkers(stack.baseUrl, 30_000, 'extract');
-    return Object.assign(stack, { llm, payments });
+    return Object.assign(stack, { llm, payments, captchaSolver });
   })();
   return shared.trawlTestStack;
 }
@@ -58,6 +65,7 @@ export async function stopStackIfStarted(): Promise<void> {
   await stack?.stop();
   await stack?.llm.close();
   await stack?.payments.close();
+  await stack?.captchaSolver.close();
 }
 
 /**

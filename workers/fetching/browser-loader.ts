@@ -7,7 +7,7 @@ import type { BrowserProfile } from './browser-profile.js';
 import { createSharedBrowser } from './chromium.js';
 import type { FetchOutcome } from './fetch-result.js';
 import type { PageRequest } from './leased-fetch-work.js';
-import { loadPage } from './page-loader.js';
+import { loadPage, type PageLoaderDeps } from './page-loader.js';
 
 /** A browser tier's page loading: one Chromium presenting a profile, launched on first use. */
 export interface BrowserLoader {
@@ -22,7 +22,15 @@ export interface BrowserLoader {
  * proxy at `proxyUrl`, with screenshots and PDFs kept in Redis for 24 hours.
  * The browser tiers' processes and the crawl pool load pages through it.
  */
-export function createBrowserLoader(opts: { config: TrawlConfig; redis: Redis; keys: RedisKeys; profile: BrowserProfile; proxyUrl: string }): BrowserLoader {
+export function createBrowserLoader(opts: {
+  config: TrawlConfig;
+  redis: Redis;
+  keys: RedisKeys;
+  profile: BrowserProfile;
+  proxyUrl: string;
+  /** A tier's own step on each loaded page before it is read (the captcha tier's solving). */
+  step?: Pick<PageLoaderDeps, 'beforeRead'> | undefined;
+}): BrowserLoader {
   const { config, redis, keys, profile } = opts;
   const browser = createSharedBrowser({ executablePath: config.tiers.chromiumPath, proxyUrl: opts.proxyUrl, extraArgs: profile.launchArgs });
   const deps = {
@@ -35,6 +43,7 @@ export function createBrowserLoader(opts: { config: TrawlConfig; redis: Redis; k
       await redis.set(keys.artifact(name), bytes, 'EX', ARTIFACT_TTL_SECONDS);
       return artifactUrl(config.publicBaseUrl, name);
     },
+    ...opts.step,
   };
   return {
     load: (req, options) => loadPage(deps, req, options),

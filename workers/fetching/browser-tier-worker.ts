@@ -2,6 +2,8 @@ import type { BrowserProfile } from './browser-profile.js';
 import { createBrowserLoader } from './browser-loader.js';
 import { runFetchTier } from './fetch-tier-worker.js';
 import { startGuardedSocksProxy } from './guarded-socks-proxy.js';
+import type { PageLoaderDeps } from './page-loader.js';
+import type { WorkerContext } from '../runtime/run-worker.js';
 import { createGuardedConnect } from '../../common/ssrf-guard.js';
 
 /**
@@ -10,10 +12,16 @@ import { createGuardedConnect } from '../../common/ssrf-guard.js';
  * connection through the guarded SOCKS proxy, screenshots and PDFs kept in
  * Redis for 24 hours.
  */
-export async function runBrowserTier(pool: string, profileFor: (configuredUserAgent: string) => BrowserProfile): Promise<void> {
-  await runFetchTier(pool, { detectShells: false }, async ({ config, log, redis, keys }) => {
+export async function runBrowserTier(
+  pool: string,
+  profileFor: (configuredUserAgent: string) => BrowserProfile,
+  /** The tier's own step on each loaded page (PageLoaderDeps.beforeRead). */
+  stepFor?: (ctx: WorkerContext) => Pick<PageLoaderDeps, 'beforeRead'>,
+): Promise<void> {
+  await runFetchTier(pool, { detectShells: false }, async (ctx) => {
+    const { config, log, redis, keys } = ctx;
     const proxy = await startGuardedSocksProxy({ connect: createGuardedConnect(config.ssrf) });
-    const loader = createBrowserLoader({ config, redis, keys, profile: profileFor(config.worker.userAgent), proxyUrl: proxy.url });
+    const loader = createBrowserLoader({ config, redis, keys, profile: profileFor(config.worker.userAgent), proxyUrl: proxy.url, step: stepFor?.(ctx) });
     // Launched now, so a missing or broken Chromium shows at start rather than on the first task.
     await loader.launch().catch((err: unknown) => log.error({ err }, 'Chromium could not be launched'));
     return {

@@ -15,6 +15,7 @@ export type FetchFailureCode =
   | 'TARGET_NOT_FOUND'
   | 'TARGET_UNAVAILABLE'
   | 'REQUIRES_AUTH'
+  | 'PAYWALL_DETECTED'
   | 'BLOCKED'
   | 'CHALLENGE_DETECTED'
   | 'EXTRACTION_FAILED';
@@ -51,6 +52,8 @@ export interface FetchFailure {
   timings?: FetchTimings;
   /** True when a stronger tier might succeed (blocked, challenge, rate limited, target error). */
   escalate: boolean;
+  /** What the page was, when the control plane chooses the next tier by it (a captcha: the captcha tier). */
+  classification?: string;
 }
 
 export type FetchOutcome = FetchedPage | FetchFailure;

@@ -6,6 +6,7 @@ import { asciiView, detectCharset } from './charset.js';
 import { isTextualMime, parseContentType, sniffMime, SNIFF_BYTES } from './content-type.js';
 import type { FetchFailure, FetchOutcome, FetchTimings } from './fetch-result.js';
 import { classifyFetchError } from './network-errors.js';
+import { refusalCaptcha } from './page-walls.js';
 import { assertUrlAllowed, createGuardedDispatcher, type GuardOptions } from '../../common/ssrf-guard.js';
 
 export interface FetchRequest {
@@ -132,6 +133,7 @@ function nextHop(status: number, method: string, body: string | undefined): { me
 export function classifyStatusBeforeBody(status: number): Omit<FetchFailure, 'kind' | 'statusCode' | 'finalUrl' | 'timings'> | null {
   if (status === 404 || status === 410) return { code: 'TARGET_NOT_FOUND', message: `The target answered ${status}`, escalate: false };
   if (status === 401) return { code: 'REQUIRES_AUTH', message: 'The target requires authentication (401)', escalate: false };
+  if (status === 402) return { code: 'PAYWALL_DETECTED', message: 'The target requires payment (402)', escalate: false };
   if (status === 429) return { code: 'BLOCKED', message: 'The target is rate limiting this client (429)', escalate: true };
   if (status >= 500 && status !== 503) return { code: 'TARGET_UNAVAILABLE', message: `The target answered ${status}`, escalate: true };
   return null;
@@ -146,6 +148,8 @@ export function classifyStatusAfterBody(
   const evidence = { headers, body: head };
   const vendor = status === 403 || status === 503 || (status >= 200 && status < 300) ? detectChallenge(evidence) : null;
   if (vendor) return { code: 'CHALLENGE_DETECTED', message: `The target answered with a ${vendor} bot challenge (${status})`, escalate: true };
+  const captcha = status === 403 ? refusalCaptcha(head) : null;
+  if (captcha) return captcha;
   if (status === 403) return { code: 'BLOCKED', message: 'The target refused this client (403)', escalate: true };
   if (status === 503) {
     return hasBlockMarkers(evidence)

@@ -9,6 +9,7 @@ import { decodeText } from './charset.js';
 import { acceptedDocumentMimes, documentKind, PDF_MIME, type DocumentKind } from './document-types.js';
 import type { FetchedPage, FetchOutcome } from './fetch-result.js';
 import { isJavaScriptShell, SHELL_SCAN_BYTES } from './js-shell-detector.js';
+import { detectWall, WALL_SCAN_CHARS, type PageWall } from './page-walls.js';
 
 /** One fetch as a tier makes it: the task, with the body read and the time left. */
 export interface PageRequest {
@@ -46,6 +47,12 @@ export interface FetchWorkDeps {
 export function classifyPage(page: FetchedPage, detectShells: boolean): string {
   if (!detectShells || page.contentType !== 'text/html') return '';
   return isJavaScriptShell(decodeText(page.body.subarray(0, SHELL_SCAN_BYTES), page.charset)) ? 'js_shell' : '';
+}
+
+/** The wall an HTML page puts in front of its content (a sign-in form, a captcha, a paywall), if any. */
+function wallOf(page: FetchedPage, requestedUrl: string): PageWall | null {
+  if (page.contentType !== 'text/html') return null;
+  return detectWall({ html: decodeText(page.body.subarray(0, WALL_SCAN_CHARS), page.charset), requestedUrl, finalUrl: page.finalUrl });
 }
 
 /** How often a held domain slot is extended while its fetch runs. */
@@ -136,12 +143,15 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
           finalUrl: outcome.finalUrl ?? '',
           bytes: BigInt(outcome.bytes ?? 0),
           fetchMs,
+          ...(outcome.classification ? { classification: outcome.classification } : {}),
         });
       }
       const report = { statusCode: outcome.statusCode, finalUrl: outcome.finalUrl, bytes: BigInt(outcome.bytes), fetchMs };
       const kind = documentKind(outcome.contentType, outcome.body);
       const refused = refusedByMode(task.mode, kind, outcome.contentType);
       if (refused) throw new AttemptFailure('UNSUPPORTED_CONTENT_TYPE', refused, report);
+      const wall = wallOf(outcome, task.url);
+      if (wall) throw new AttemptFailure(wall.code, wall.message, { ...report, escalate: wall.escalate, classification: wall.classification ?? '' });
       return { input: { ...outcome, document: kind }, report: { ...report, classification: classifyPage(outcome, deps.detectShells) } };
     },
 

@@ -18,6 +18,12 @@ export interface PageLoaderDeps {
   saveArtifact(bytes: Buffer, extension: ArtifactExtension): Promise<string>;
   guard: GuardOptions;
   maxBytes: number;
+  /**
+   * A tier's own step on the loaded page before it is read (the captcha
+   * tier solves the page's captcha and continues past it). Answers a
+   * failure to report, or null to read the page as it then is.
+   */
+  beforeRead?(page: Page, step: { deadlineMs: number; signal: AbortSignal }): Promise<Omit<FetchFailure, 'kind' | 'timings'> | null>;
 }
 
 type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
@@ -82,6 +88,11 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     await deps.profile.humanize?.(page);
     // A navigation the page started by itself (a challenge's reload) is followed to its end.
     await page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) }).catch(() => undefined);
+    const stopped = await deps.beforeRead?.(page, { deadlineMs, signal: req.signal });
+    if (stopped) {
+      finalUrl = page.url();
+      return fail(stopped);
+    }
     response = latest ?? response;
     finalUrl = page.url();
     if (!response) return fail({ code: 'NETWORK_ERROR', message: 'The page gave no response', escalate: false });

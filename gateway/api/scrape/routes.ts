@@ -31,8 +31,9 @@ export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       },
       errors: {
         400: 'EXCEEDS_COST_LIMIT or URL_NOT_ALLOWED',
-        402: `INSUFFICIENT_CREDITS (details: required_credits, available_credits, estimated_tier, job_id), PAYWALL_DETECTED or ${KEY_BUDGET_ERROR}`,
-        403: 'BLOCKED_BY_ANTIBOT or CHALLENGE_DETECTED (refunded)',
+        401: 'REQUIRES_AUTH: the target answered 401 or a sign-in form stood in for the page (login wall; refunded)',
+        402: `INSUFFICIENT_CREDITS (details: required_credits, available_credits, estimated_tier, job_id), PAYWALL_DETECTED (the target answered 402 or a subscription wall held back the content; refunded) or ${KEY_BUDGET_ERROR}`,
+        403: 'BLOCKED_BY_ANTIBOT, or CHALLENGE_DETECTED (a bot challenge on every tier, or a captcha tier 5 could not pass; refunded)',
         413: 'CONTENT_TOO_LARGE (page over 10 MB, refunded)',
         415: 'UNSUPPORTED_CONTENT_TYPE (refunded)',
         422: 'TARGET_NOT_FOUND, EXTRACTION_FAILED or SCRAPE_FAILED (refunded)',

@@ -1,0 +1,55 @@
+import { load } from 'cheerio';
+import { CAPTCHA_CLASSIFICATION } from '../../common/tiers.js';
+import { CAPTCHA_NAMES, findCaptcha, type CaptchaWidget } from './captcha-detector.js';
+import type { FetchFailure } from './fetch-result.js';
+import { isLoginWall } from './login-wall-detector.js';
+import { paywallEvidence } from './paywall-detector.js';
+
+/**
+ * Whether a page that loaded is a wall in front of the content rather than
+ * the content: a sign-in form, a captcha, a subscription wall. A captcha
+ * escalates (the captcha tier solves it); no tier gets past a sign-in or a
+ * paywall, so those end the job (refunded, SPEC 7.5).
+ */
+
+/** Characters of a page read for walls: they stand at the top of small pages. */
+export const WALL_SCAN_CHARS = 256 * 1024;
+/** Above this much visible text, a captcha widget guards a form on the page, not the page. */
+export const CAPTCHA_WALL_TEXT_CHARS = 1_000;
+
+export type PageWall = Pick<FetchFailure, 'code' | 'message' | 'escalate' | 'classification'>;
+
+/**
+ * Text every wall's markup contains (a password field, a captcha widget's
+ * name, a wall container's or its call to subscribe), found in one fast
+ * pass: a page without any is not parsed.
+ */
+const WALL_HINT = /password|captcha|turnstile|isAccessibleForFree|wall|subscri|member|(?:continue|keep) reading|tp-modal|tp-container/i;
+
+function captchaWall(widget: CaptchaWidget | null): PageWall | null {
+  if (!widget) return null;
+  return { code: 'CHALLENGE_DETECTED', message: `The page is held behind a ${CAPTCHA_NAMES[widget.kind]} captcha`, escalate: true, classification: CAPTCHA_CLASSIFICATION };
+}
+
+/** A refusal (403) whose page asks for a captcha: the captcha tier may pass it where the others are refused. */
+export function refusalCaptcha(head: string): PageWall | null {
+  return /captcha|turnstile/i.test(head) ? captchaWall(findCaptcha(head.slice(0, WALL_SCAN_CHARS))) : null;
+}
+
+export function detectWall(page: { html: string; requestedUrl: string; finalUrl: string }): PageWall | null {
+  const html = page.html.slice(0, WALL_SCAN_CHARS);
+  if (!WALL_HINT.test(html)) return null;
+  const $ = load(html);
+  const body = $('body').clone();
+  body.find('script, style, noscript, template, svg').remove();
+  const visibleText = body.text().replace(/\s+/g, ' ').trim();
+
+  if (isLoginWall($, visibleText, { requested: page.requestedUrl, final: page.finalUrl })) {
+    return { code: 'REQUIRES_AUTH', message: 'The page is a sign-in form standing in for the content (login wall)', escalate: false, classification: 'login_wall' };
+  }
+  const captcha = visibleText.length < CAPTCHA_WALL_TEXT_CHARS ? captchaWall(findCaptcha($)) : null;
+  if (captcha) return captcha;
+  const paywall = paywallEvidence($, visibleText);
+  if (paywall) return { code: 'PAYWALL_DETECTED', message: `The page is behind a paywall: ${paywall}`, escalate: false, classification: 'paywall' };
+  return null;
+}

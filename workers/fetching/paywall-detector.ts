@@ -1,0 +1,64 @@
+import type { CheerioAPI } from 'cheerio';
+
+/**
+ * Recognises a page whose content a subscription wall holds back. One sign
+ * alone is not enough: an article may mention subscribing, and many sites
+ * keep an empty paywall container on every page. A wall is the schema.org
+ * mark that the content is not free with the content missing, or a
+ * subscription call to continue reading inside a wall container or in
+ * place of the content.
+ */
+
+/** Below this much visible text, a marked or walled article is only its teaser. */
+export const PAYWALL_TEASER_CHARS = 1_500;
+
+/** Names (in a class or id) of the elements sites and paywall vendors wrap the wall in. */
+const WALL_NAMES = ['paywall', 'regwall', 'subscription-wall', 'subscriber-only', 'premium-wall', 'meter-wall', 'tp-modal', 'tp-container'];
+const WALL_CONTAINERS = [...WALL_NAMES.flatMap((name) => [`[class*="${name}" i]`, `[id*="${name}" i]`]), '[data-paywall]'].join(', ');
+
+/** Calls to subscribe in order to read on: what a wall says, and what an article about subscriptions does not. */
+const WALL_PHRASES = [
+  /\b(?:subscribe|sign up|become a (?:member|subscriber)|start (?:your|a) (?:free )?trial)\b[^.!?]{0,60}\bto (?:continue|keep) reading\b/i,
+  /\b(?:continue|keep) reading\b[^.!?]{0,40}\b(?:subscribe|subscription|subscriber)s?\b/i,
+  /\bto read (?:the|this) (?:full|whole|rest of the) (?:article|story)\b[^.!?]{0,40}\bsubscri/i,
+  /\b(?:this|the) (?:article|story|content|post) is (?:only )?(?:available|reserved|exclusive|for) (?:only )?(?:to |for )?(?:paying |premium |our )?(?:subscribers|members)\b/i,
+  /\b(?:subscribers?|members?)[- ]only (?:content|article|story)\b/i,
+  /\balready a (?:subscriber|member)\?\s*(?:sign|log) ?in\b/i,
+];
+
+const NOT_FREE = /"isAccessibleForFree"\s*:\s*(?:false|"false")/i;
+const PAYWALLED_SELECTOR = /"cssSelector"\s*:\s*"([^"]+)"/;
+
+/** How many characters of the page's visible text the elements of `selector` hold; null when the selector is unusable. */
+function textUnder($: CheerioAPI, selector: string): number | null {
+  try {
+    return $(selector).text().replace(/\s+/g, ' ').trim().length;
+  } catch {
+    return null;
+  }
+}
+
+/** Why the page is behind a paywall, or null. `visibleText` is the page's visible text, spaces collapsed. */
+export function paywallEvidence($: CheerioAPI, visibleText: string): string | null {
+  const thin = visibleText.length < PAYWALL_TEASER_CHARS;
+  const phrase = WALL_PHRASES.some((p) => p.test(visibleText));
+  const containers = $(WALL_CONTAINERS);
+  const walled = containers.length > 0;
+  const phraseInWall = walled && WALL_PHRASES.some((p) => p.test(containers.text()));
+
+  const jsonLd = $('script[type="application/ld+json"]').text();
+  const microdataNotFree = $('[itemprop="isAccessibleForFree"]').filter((_, el) => /^false$/i.test(($(el).attr('content') ?? $(el).text()).trim())).length > 0;
+  if (NOT_FREE.test(jsonLd) || microdataNotFree) {
+    // The page names the part a subscription unlocks: it is walled when that part did not come.
+    const section = PAYWALLED_SELECTOR.exec(jsonLd)?.[1];
+    const delivered = section ? textUnder($, section) : null;
+    if (delivered !== null) {
+      if (delivered < PAYWALL_TEASER_CHARS / 3) return `the content marked as not free (${section}) is missing`;
+    } else if (walled || phrase || thin) {
+      return 'the page is marked as not free and shows only a teaser';
+    }
+  }
+  if (phraseInWall) return 'a subscription wall asks to subscribe to continue reading';
+  if (phrase && thin) return 'the page asks to subscribe to continue reading in place of the content';
+  return null;
+}
