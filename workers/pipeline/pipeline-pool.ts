@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { TrawlError, isErrorCode } from '../../common/errors.js';
 import type { ThreadResult, ThreadTask } from './pipeline-thread.js';
@@ -22,6 +23,9 @@ export interface PipelinePool {
   close(): Promise<void>;
 }
 
+/** How long a document may wait for a thread to load the pipeline and begin on it, beyond its budget. */
+const THREAD_START_LIMIT_MS = 30_000;
+
 /** The thread module beside this one, as TypeScript from the sources or as JavaScript from the compiled tree. */
 const THREAD_FILE = new URL(import.meta.url.endsWith('.ts') ? './pipeline-thread.ts' : './pipeline-thread.js', import.meta.url).href;
 
@@ -37,7 +41,8 @@ export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
   const threads = Math.max(1, options.threads ?? availableParallelism());
   const pool = new Piscina({
     filename: THREAD_FILE,
-    minThreads: 1,
+    // Every thread is started and kept: one started on demand would spend its first document's budget loading code.
+    minThreads: threads,
     maxThreads: threads,
     // Threads inherit the process's flags (--import tsx loads the TypeScript sources).
     execArgv: process.execArgv,
@@ -45,17 +50,29 @@ export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
     // A document that blows up in memory ends its thread (ERR_WORKER_OUT_OF_MEMORY), not the worker process.
     resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 2_048 },
   });
-  // The first thread loads the pipeline now, so the first document's budget is not spent loading code.
-  pool.run(null, { name: 'warmUp' }).catch(() => undefined);
+  // Each thread loads the pipeline now rather than on its first document.
+  for (let i = 0; i < threads; i++) pool.run(null, { name: 'warmUp' }).catch(() => undefined);
 
   return {
     async run(task, opts = {}) {
-      const budget = Math.max(1, Math.min(options.budgetMs, (opts.deadlineMs ?? Infinity) - Date.now()));
       const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), budget);
+      const remaining = () => (opts.deadlineMs ?? Infinity) - Date.now();
+      // Until a thread begins on the document (one may still be loading the pipeline, or replacing a thread that
+      // was stopped) only the deadline and a generous start limit apply; the budget is the document's own time.
+      let budget = Math.max(1, Math.min(options.budgetMs + THREAD_START_LIMIT_MS, remaining()));
+      let timer = setTimeout(() => abort.abort(), budget);
+      const started = new MessageChannel();
+      started.port1.once('message', () => {
+        clearTimeout(timer);
+        budget = Math.max(1, Math.min(options.budgetMs, remaining()));
+        timer = setTimeout(() => abort.abort(), budget);
+      });
       let result: ThreadResult;
       try {
-        result = (await pool.run(task, { signal: abort.signal, transferList: [task.bytes.buffer as ArrayBuffer] })) as ThreadResult;
+        result = (await pool.run(
+          { ...task, started: started.port2 },
+          { signal: abort.signal, transferList: [task.bytes.buffer as ArrayBuffer, started.port2] },
+        )) as ThreadResult;
       } catch (err) {
         if (abort.signal.aborted) {
           throw new TrawlError('EXTRACTION_FAILED', `Processing the document took longer than ${Math.round(budget / 1000)} s and was stopped`, {
@@ -66,6 +83,7 @@ export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
         throw new TrawlError('EXTRACTION_FAILED', `Processing the document failed: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
         clearTimeout(timer);
+        started.port1.close();
       }
       if (result.kind !== 'failed') return result;
       throw new TrawlError(isErrorCode(result.code) ? result.code : 'EXTRACTION_FAILED', result.message, result.details);

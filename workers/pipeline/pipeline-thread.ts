@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { publicFailure } from '../../common/errors.js';
 import { decodeText } from '../fetching/charset.js';
@@ -13,6 +14,8 @@ export interface ThreadTask {
   charset: string;
   input: Omit<PipelineInput, 'body'>;
   source: ResultSource;
+  /** Told when the thread begins on the document, which starts its time budget (pipeline-pool.ts). */
+  started?: MessagePort;
 }
 
 /**
@@ -59,6 +62,8 @@ async function processPdf(task: ThreadTask): Promise<ThreadResult> {
 
 /** Runs in a worker thread (see pipeline-pool.ts); errors come back as data so their codes survive the thread boundary. */
 export default function runInThread(task: ThreadTask): ThreadResult | Promise<ThreadResult> {
+  task.started?.postMessage(0);
+  task.started?.close();
   if (task.input.contentType === PDF_MIME) return processPdf(task);
   try {
     return processText(task, decodeText(task.bytes, task.charset));
