@@ -1,10 +1,21 @@
 import { redisKeys } from '../../common/redis-keys.js';
 import { bootIsolatedStack, createAccountWithKey, waitForWorkers, type IsolatedStack } from '../../deploy/local/isolated-stack.js';
 import { startOpenAiTestServer, type OpenAiTestServer } from '../fixtures/openai-server.js';
+import { startGcsTestServer, type GcsTestServer } from '../fixtures/gcs-server.js';
 import { startPaymentTestServer, type PaymentTestServer } from '../fixtures/payment-provider-server.js';
+import { startS3TestServer, type S3TestServer } from '../fixtures/s3-server.js';
 import { testCa } from '../fixtures/test-ca.js';
 
-export type TestStack = IsolatedStack & { llm: OpenAiTestServer; payments: PaymentTestServer };
+export type TestStack = IsolatedStack & { llm: OpenAiTestServer; payments: PaymentTestServer; s3: S3TestServer; gcs: GcsTestServer };
+
+/** The buckets of the local S3 and GCS servers: the operator's for crawl storage s3 (R2 is left unconfigured), and a caller's for output. */
+export const OBJECT_STORES = {
+  storageBucket: 'trawl-crawl-results',
+  storageKeyId: 'TRAWLSTORAGEKEY',
+  outputBucket: 'customer-results',
+  outputKeyId: 'CUSTOMERKEY',
+  gcsBucket: 'customer-gcs-results',
+} as const;
 export { waitForWorkers };
 
 /**
@@ -23,6 +34,8 @@ export function getStack(): Promise<TestStack> {
   shared.trawlTestStack ??= (async () => {
     const llm = await startOpenAiTestServer();
     const payments = await startPaymentTestServer();
+    const s3 = await startS3TestServer({ [OBJECT_STORES.storageBucket]: [OBJECT_STORES.storageKeyId], [OBJECT_STORES.outputBucket]: [OBJECT_STORES.outputKeyId] });
+    const gcs = await startGcsTestServer(OBJECT_STORES.gcsBucket);
     const stack = await bootIsolatedStack({
       // Separate names let several test runs share this machine's services at once.
       name: process.env.TRAWL_TEST_STACK ?? 'test',
@@ -40,10 +53,19 @@ export function getStack(): Promise<TestStack> {
         NODE_EXTRA_CA_CERTS: testCa().caPath,
         // Retries 1 and 2 seconds apart instead of 1 and 5 minutes, so the suites can watch the schedule.
         TRAWL_WEBHOOK_RETRY_DELAYS_MS: '1000,2000',
+        TRAWL_CRAWL_STORAGE_S3_ENDPOINT: s3.url,
+        TRAWL_CRAWL_STORAGE_S3_BUCKET: OBJECT_STORES.storageBucket,
+        TRAWL_CRAWL_STORAGE_S3_ACCESS_KEY_ID: OBJECT_STORES.storageKeyId,
+        TRAWL_CRAWL_STORAGE_S3_SECRET_ACCESS_KEY: 'trawl-storage-secret-key',
+        TRAWL_CRAWL_STORAGE_S3_FORCE_PATH_STYLE: 'true',
+        TRAWL_CRAWL_OUTPUT_S3_ENDPOINT: s3.url,
+        TRAWL_CRAWL_OUTPUT_S3_FORCE_PATH_STYLE: 'true',
+        TRAWL_CRAWL_OUTPUT_GCS_ENDPOINT: gcs.url,
+        TRAWL_CRAWL_OUTPUT_GCS_TOKEN_URL: `${gcs.url}/token`,
       },
     });
     await waitForWorkers(stack.baseUrl, 30_000, 'extract');
-    return Object.assign(stack, { llm, payments });
+    return Object.assign(stack, { llm, payments, s3, gcs });
   })();
   return shared.trawlTestStack;
 }
@@ -56,6 +78,8 @@ export async function stopStackIfStarted(): Promise<void> {
   await stack?.stop();
   await stack?.llm.close();
   await stack?.payments.close();
+  await stack?.s3.close();
+  await stack?.gcs.close();
 }
 
 /**
