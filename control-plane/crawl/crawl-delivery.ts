@@ -6,7 +6,7 @@ import type { Logger } from '../../common/logger.js';
 import { isUrlNotAllowedError } from '../../common/ssrf-guard.js';
 import type { CrawlPage } from '../../proto/gen/trawl/v1/crawl_pb.js';
 import { withTransaction } from '../billing/ledger.js';
-import { serialPasses } from '../events/serial-passes.js';
+import { polledPasses } from '../events/serial-passes.js';
 import type { Db } from '../jobs/job-store.js';
 import { closeDeliveryIfDone, cutPart, dueParts, openCrawls, partAttemptFailed, partPages, partWritten, waitingPages, type DeliveryTarget, type OpenCrawl } from './crawl-delivery-store.js';
 import { outputFileWriter, outputFormat, streamPages, type CrawlOutput, type OutputSettings } from './crawl-output.js';
@@ -133,19 +133,12 @@ export async function deliverOnce(deps: CrawlDeliveryDeps): Promise<void> {
 
 /** Runs the delivery every second, one pass at a time. */
 export function startCrawlDelivery(deps: CrawlDeliveryDeps): { wake(): void; stop(): Promise<void> } {
-  const passes = serialPasses(
+  return polledPasses(
     async () => {
       await deliverOnce(deps);
       return false;
     },
     (err) => deps.log.error({ err }, 'delivering crawl results failed; the next pass retries'),
+    POLL_MS,
   );
-  const timer = setInterval(passes.wake, POLL_MS);
-  return {
-    wake: passes.wake,
-    async stop() {
-      clearInterval(timer);
-      await passes.stop();
-    },
-  };
 }

@@ -30,26 +30,25 @@ function jsonl(body: Buffer | string): any[] {
 
 describe('crawl storage and output: results written to buckets and streamed as pages finish', function () {
   this.timeout(120_000);
+  /** The shared stack, a four-page site, an HTTPS receiver for webhook_stream and a funded account. */
   let stack: TestStack;
-  let site: SiteServer;
-  let receiver: WebhookReceiver;
-  let account: { accountId: string; key: string };
+  let fixtures: { site: SiteServer; receiver: WebhookReceiver; account: { accountId: string; key: string } } | undefined;
   before(async () => {
     stack = await getStack();
-    site = await startSiteServer({
-      routes: [linkPage('/', 'Home', ['/a', '/b', '/c']), linkPage('/a', 'Page A', []), linkPage('/b', 'Page B', []), linkPage('/c', 'Page C', [])],
-    });
-    receiver = await startWebhookReceiver();
-    account = await createTestAccount(stack, 10_000_000);
+    const pages = PAGES.map((path) => linkPage(path, path === '/' ? 'Home' : `Page ${path.slice(1).toUpperCase()}`, path === '/' ? PAGES.slice(1) : []));
+    fixtures = { site: await startSiteServer({ routes: pages }), receiver: await startWebhookReceiver(), account: await createTestAccount(stack, 10_000_000) };
   });
   after(async () => {
-    await site?.close();
-    await receiver?.close();
+    await fixtures?.site.close();
+    await fixtures?.receiver.close();
   });
+  const site = () => fixtures!.site;
+  const receiver = () => fixtures!.receiver;
+  const account = () => fixtures!.account;
 
-  const api = () => apiClient(stack.baseUrl, account.key);
+  const api = () => apiClient(stack.baseUrl, account().key);
   const start = async (body: Record<string, unknown>) => {
-    const res = await api().post('/api/v1/crawl', { url: `${site.url}/`, max_pages: 10, ...body });
+    const res = await api().post('/api/v1/crawl', { url: `${site().url}/`, max_pages: 10, ...body });
     expect(res.status, JSON.stringify(res.body)).to.equal(202);
     return res.body.crawl_id as string;
   };
@@ -103,11 +102,11 @@ describe('crawl storage and output: results written to buckets and streamed as p
   });
 
   it('storage r2 on a server without an R2 bucket answers 400 STORAGE_NOT_CONFIGURED and charges nothing', async () => {
-    const before = await balanceOf(stack.pool, account.accountId);
-    const res = await api().post('/api/v1/crawl', { url: `${site.url}/`, max_pages: 10, storage: 'r2' });
+    const before = await balanceOf(stack.pool, account().accountId);
+    const res = await api().post('/api/v1/crawl', { url: `${site().url}/`, max_pages: 10, storage: 'r2' });
     expect(res.status).to.equal(400);
     expect(res.body.error).to.equal('STORAGE_NOT_CONFIGURED');
-    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+    expect(await balanceOf(stack.pool, account().accountId)).to.equal(before);
   });
 
   it('output s3 writes every page to the caller\'s bucket under the prefix, and never echoes the secret key', async () => {
@@ -126,7 +125,7 @@ describe('crawl storage and output: results written to buckets and streamed as p
   });
 
   it('output s3 with credentials the bucket refuses records the failure and leaves the crawl and its charges alone', async () => {
-    const before = await balanceOf(stack.pool, account.accountId);
+    const before = await balanceOf(stack.pool, account().accountId);
     const crawlId = await start({
       output: { type: 's3', bucket: OBJECT_STORES.outputBucket, credentials: { access_key_id: 'NOT-A-KEY', secret_access_key: 'nope' } },
     });
@@ -136,7 +135,7 @@ describe('crawl storage and output: results written to buckets and streamed as p
     expect(done.output_status.pages_delivered).to.equal(0);
     expect(done.output_status.last_error).to.include('InvalidAccessKeyId');
     expect(done.status).to.equal('completed');
-    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - toMicrocents(done.billing.credits_used));
+    expect(await balanceOf(stack.pool, account().accountId)).to.equal(before - toMicrocents(done.billing.credits_used));
   });
 
   it('output gcs exchanges the service account for a token and uploads every page to the caller\'s bucket', async () => {
@@ -158,15 +157,15 @@ describe('crawl storage and output: results written to buckets and streamed as p
   });
 
   it('output gcs with a key that is not a service account answers 400 before charging', async () => {
-    const res = await api().post('/api/v1/crawl', { url: `${site.url}/`, output: { type: 'gcs', bucket: OBJECT_STORES.gcsBucket, credentials: { service_account_json: '{"a":1}' } } });
+    const res = await api().post('/api/v1/crawl', { url: `${site().url}/`, output: { type: 'gcs', bucket: OBJECT_STORES.gcsBucket, credentials: { service_account_json: '{"a":1}' } } });
     expect(res.status).to.equal(400);
     expect(res.body.error).to.equal('VALIDATION_ERROR');
   });
 
   it('output webhook_stream POSTs every page once as it finishes, signed with the output secret', async () => {
     const secret = 'stream-secret-1234567890';
-    const crawlId = await start({ output: { type: 'webhook_stream', url: `${receiver.url}/stream`, signing: { secret } } });
-    const got = await receiver.waitFor(PAGES.length, 30_000, (r) => r.path.includes('stream') && JSON.parse(r.rawBody.toString()).data.crawl_id === crawlId);
+    const crawlId = await start({ output: { type: 'webhook_stream', url: `${receiver().url}/stream`, signing: { secret } } });
+    const got = await receiver().waitFor(PAGES.length, 30_000, (r) => r.path.includes('stream') && JSON.parse(r.rawBody.toString()).data.crawl_id === crawlId);
     expect(got.map((r) => r.event)).to.deep.equal(PAGES.map(() => 'crawl.page.result'));
     expect(urlsOf(got.map((r) => JSON.parse(r.rawBody.toString()).data))).to.deep.equal(PAGES);
     for (const r of got) {
