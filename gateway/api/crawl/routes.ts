@@ -198,6 +198,10 @@ export function crawlRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       path: '/api/v1/crawl/{crawl_id}',
       operationId: 'getCrawl',
       summary: 'A crawl: progress, billing, budget and (optionally) its page results',
+      description:
+        'With include_results the finished pages are inlined (storage redis), or, for storage s3 and r2, `storage.files` lists the JSONL result ' +
+        'files with presigned download URLs signed at this read (valid 7 days, files kept 30 days). A crawl with an `output` also reports ' +
+        '`output_status`: pages delivered, pending and failed, and the last error.',
       tags: ['Crawl'],
       auth: 'api_key',
       request: { params: CrawlIdParam, query: CrawlStatusQuery },
