@@ -26,8 +26,11 @@ export interface CrawlDeliveryDeps {
 
 /** Object names in Trawl's bucket start with this. */
 export const STORAGE_PREFIX = 'crawls';
-/** Crawls looked at per pass. */
+/** Crawls looked at per pass, and worked at once (each holds a Postgres connection while its writes run). */
 const CRAWLS_PER_PASS = 50;
+const CRAWLS_AT_ONCE = 4;
+/** Part writes per crawl per pass, so one crawl's backlog never holds its transaction for long; the next pass goes on. */
+const WRITES_PER_CRAWL = 8;
 const POLL_MS = 1_000;
 const ERROR_MAX_CHARS = 300;
 
@@ -114,7 +117,8 @@ async function deliverCrawl(deps: CrawlDeliveryDeps, crawl: OpenCrawl): Promise<
         }
         continue;
       }
-      for (const due of await dueParts(client, crawl.id, target)) await writePart(deps, client, crawl, target, due.part, due.attempts);
+      const due = (await dueParts(client, crawl.id, target)).slice(0, WRITES_PER_CRAWL);
+      for (const d of due) await writePart(deps, client, crawl, target, d.part, d.attempts);
     }
     await closeDeliveryIfDone(client, crawl.id, targets);
   });
@@ -122,12 +126,12 @@ async function deliverCrawl(deps: CrawlDeliveryDeps, crawl: OpenCrawl): Promise<
 
 export async function deliverOnce(deps: CrawlDeliveryDeps): Promise<void> {
   const crawls = await openCrawls(deps.pool, CRAWLS_PER_PASS);
-  for (const crawl of crawls) {
-    try {
-      await deliverCrawl(deps, crawl);
-    } catch (err) {
-      deps.log.error({ err, crawlId: crawl.id }, 'delivering crawl results failed; the next pass retries');
-    }
+  for (let i = 0; i < crawls.length; i += CRAWLS_AT_ONCE) {
+    await Promise.all(
+      crawls.slice(i, i + CRAWLS_AT_ONCE).map((crawl) =>
+        deliverCrawl(deps, crawl).catch((err: unknown) => deps.log.error({ err, crawlId: crawl.id }, 'delivering crawl results failed; the next pass retries')),
+      ),
+    );
   }
 }
 
