@@ -7,7 +7,7 @@ import { apiClient, balanceOf } from '../support/api.js';
 import { closedPort } from '../support/closed-port.js';
 import { createTestAccount, getStack, OBJECT_STORES, type TestStack } from '../support/stack.js';
 import { eventually } from '../support/webhooks.js';
-import { linkPage, waitForCrawl, type Api } from './crawl-support.js';
+import { crawlResults, linkPage, waitForCrawl, type Api } from './crawl-support.js';
 
 const PAGES = ['/', '/a', '/b', '/c'];
 
@@ -118,7 +118,11 @@ describe('crawl storage and output: results written to buckets and streamed as p
     expect(done.output_status).to.include({ type: 's3', destination: `s3://${OBJECT_STORES.outputBucket}/exports/`, format: 'json', pages_failed: 0, pages_pending: 0, last_error: null });
     const files = stack.s3.list(OBJECT_STORES.outputBucket, `exports/${crawlId}/`);
     expect(files.every(([, o]) => o.accessKeyId === OBJECT_STORES.outputKeyId && o.contentType === 'application/json')).to.equal(true);
-    expect(urlsOf(files.flatMap(([, o]) => JSON.parse(o.body.toString())))).to.deep.equal(PAGES);
+    const written = files.flatMap(([, o]) => JSON.parse(o.body.toString()));
+    expect(urlsOf(written)).to.deep.equal(PAGES);
+    // Each page in the file is exactly what include_results answers for it.
+    const byUrl = (pages: any[]) => [...pages].sort((a, b) => a.url.localeCompare(b.url));
+    expect(byUrl(written)).to.deep.equal(byUrl(await crawlResults(api(), crawlId)));
     expect(done.storage).to.deep.equal({ type: 'redis' });
     expect(JSON.stringify(done.config)).not.to.include('customer-secret');
     expect(done.config.output.credentials).to.deep.equal({ access_key_id: OBJECT_STORES.outputKeyId });
