@@ -65,6 +65,8 @@ describe('crawl storage and output: results written to buckets and streamed as p
       const expires = Date.parse(file.expires_at) - Date.parse(file.written_at);
       expect(expires).to.be.closeTo(30 * 24 * 3600 * 1000, 5_000);
       expect(Date.parse(file.url_expires_at) - Date.now()).to.be.within(6.9 * 24 * 3600 * 1000, 7 * 24 * 3600 * 1000);
+      const tampered = await fetch(file.url.replace(/X-Amz-Expires=\d+/, 'X-Amz-Expires=600'));
+      expect(tampered.status, 'a URL changed after signing is refused').to.equal(403);
       const res = await fetch(file.url);
       expect(res.status).to.equal(200);
       const got = jsonl(Buffer.from(await res.arrayBuffer()));
@@ -111,7 +113,7 @@ describe('crawl storage and output: results written to buckets and streamed as p
 
   it('output s3 writes every page to the caller\'s bucket under the prefix, and never echoes the secret key', async () => {
     const crawlId = await start({
-      output: { type: 's3', bucket: OBJECT_STORES.outputBucket, prefix: 'exports/', format: 'json', credentials: { access_key_id: OBJECT_STORES.outputKeyId, secret_access_key: 'customer-secret' } },
+      output: { type: 's3', bucket: OBJECT_STORES.outputBucket, prefix: 'exports/', format: 'json', credentials: { access_key_id: OBJECT_STORES.outputKeyId, secret_access_key: OBJECT_STORES.outputSecret } },
     });
     await waitForCrawl(api(), crawlId, 60_000);
     const done = await statusWhen(api(), crawlId, (b) => b.output_status?.pages_delivered === PAGES.length, 'the output files');
@@ -124,20 +126,21 @@ describe('crawl storage and output: results written to buckets and streamed as p
     const byUrl = (pages: any[]) => [...pages].sort((a, b) => a.url.localeCompare(b.url));
     expect(byUrl(written)).to.deep.equal(byUrl(await crawlResults(api(), crawlId)));
     expect(done.storage).to.deep.equal({ type: 'redis' });
-    expect(JSON.stringify(done.config)).not.to.include('customer-secret');
+    expect(JSON.stringify(done.config)).not.to.include(OBJECT_STORES.outputSecret);
     expect(done.config.output.credentials).to.deep.equal({ access_key_id: OBJECT_STORES.outputKeyId });
   });
 
-  it('output s3 with credentials the bucket refuses records the failure and leaves the crawl and its charges alone', async () => {
+  it('output s3 with a secret key that does not sign for the access key records the failure and leaves the crawl and its charges alone', async () => {
     const before = await balanceOf(stack.pool, account().accountId);
     const crawlId = await start({
-      output: { type: 's3', bucket: OBJECT_STORES.outputBucket, credentials: { access_key_id: 'NOT-A-KEY', secret_access_key: 'nope' } },
+      // The bucket's access key with a wrong secret: the signature does not verify.
+      output: { type: 's3', bucket: OBJECT_STORES.outputBucket, credentials: { access_key_id: OBJECT_STORES.outputKeyId, secret_access_key: 'not-the-secret' } },
     });
     const ended = await waitForCrawl(api(), crawlId, 60_000);
     expect(ended.status).to.equal('completed');
     const done = await statusWhen(api(), crawlId, (b) => b.output_status?.pages_failed === PAGES.length, 'the output given up');
     expect(done.output_status.pages_delivered).to.equal(0);
-    expect(done.output_status.last_error).to.include('InvalidAccessKeyId');
+    expect(done.output_status.last_error).to.include('SignatureDoesNotMatch');
     expect(done.status).to.equal('completed');
     expect(await balanceOf(stack.pool, account().accountId)).to.equal(before - toMicrocents(done.billing.credits_used));
   });

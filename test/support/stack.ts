@@ -12,8 +12,10 @@ export type TestStack = IsolatedStack & { llm: OpenAiTestServer; payments: Payme
 export const OBJECT_STORES = {
   storageBucket: 'trawl-crawl-results',
   storageKeyId: 'TRAWLSTORAGEKEY',
+  storageSecret: 'trawl-storage-secret-key',
   outputBucket: 'customer-results',
   outputKeyId: 'CUSTOMERKEY',
+  outputSecret: 'customer-secret',
   gcsBucket: 'customer-gcs-results',
 } as const;
 export { waitForWorkers };
@@ -34,7 +36,10 @@ export function getStack(): Promise<TestStack> {
   shared.trawlTestStack ??= (async () => {
     const llm = await startOpenAiTestServer();
     const payments = await startPaymentTestServer();
-    const s3 = await startS3TestServer({ [OBJECT_STORES.storageBucket]: [OBJECT_STORES.storageKeyId], [OBJECT_STORES.outputBucket]: [OBJECT_STORES.outputKeyId] });
+    const s3 = await startS3TestServer(
+      { [OBJECT_STORES.storageBucket]: [OBJECT_STORES.storageKeyId], [OBJECT_STORES.outputBucket]: [OBJECT_STORES.outputKeyId] },
+      { [OBJECT_STORES.storageKeyId]: OBJECT_STORES.storageSecret, [OBJECT_STORES.outputKeyId]: OBJECT_STORES.outputSecret },
+    );
     const gcs = await startGcsTestServer(OBJECT_STORES.gcsBucket);
     const stack = await bootIsolatedStack({
       // Separate names let several test runs share this machine's services at once.
@@ -56,7 +61,7 @@ export function getStack(): Promise<TestStack> {
         TRAWL_CRAWL_STORAGE_S3_ENDPOINT: s3.url,
         TRAWL_CRAWL_STORAGE_S3_BUCKET: OBJECT_STORES.storageBucket,
         TRAWL_CRAWL_STORAGE_S3_ACCESS_KEY_ID: OBJECT_STORES.storageKeyId,
-        TRAWL_CRAWL_STORAGE_S3_SECRET_ACCESS_KEY: 'trawl-storage-secret-key',
+        TRAWL_CRAWL_STORAGE_S3_SECRET_ACCESS_KEY: OBJECT_STORES.storageSecret,
         TRAWL_CRAWL_STORAGE_S3_FORCE_PATH_STYLE: 'true',
         TRAWL_CRAWL_OUTPUT_S3_ENDPOINT: s3.url,
         TRAWL_CRAWL_OUTPUT_S3_FORCE_PATH_STYLE: 'true',
