@@ -73,6 +73,25 @@ export interface TrawlConfig {
   rateLimits: boolean;
   /** OAuth 2.0 (SPEC 5): clients registered at control-plane start, and redirect hosts or URIs allowed for every client. */
   oauth: { clients: OAuthClientConfig[]; redirectAllowlist: string[] };
+  /** Trawl's own buckets for crawls with `storage` s3 or r2; null: that storage is not offered (a crawl asking for it answers 400). */
+  crawlStorage: { s3: ObjectStoreConfig | null; r2: ObjectStoreConfig | null };
+  /**
+   * Where crawl `output` goes: the caller's S3 bucket at this endpoint ('' : AWS, per the caller's region), the caller's GCS
+   * bucket at this API endpoint ('' : Google's) with tokens from this OAuth2 token URL (never the service account's own token_uri).
+   */
+  crawlOutput: { s3Endpoint: string; s3ForcePathStyle: boolean; gcsEndpoint: string; gcsTokenUrl: string };
+}
+
+/** An S3-compatible bucket Trawl writes to with its own credentials. */
+export interface ObjectStoreConfig {
+  /** '' : AWS S3 for the region. */
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Bucket in the path (http://host/bucket/key) rather than the host name: MinIO and most local servers need it. */
+  forcePathStyle: boolean;
 }
 
 /** One entry of TRAWL_OAUTH_CLIENTS. */
@@ -148,6 +167,29 @@ function retryDelays(env: Env, name: string): number[] {
     throw new Error(`${name} must be ${WEBHOOK_MAX_ATTEMPTS - 1} comma-separated non-negative whole numbers of milliseconds`);
   }
   return delays;
+}
+
+/**
+ * TRAWL_CRAWL_STORAGE_<NAME>_*: a bucket, when BUCKET, ACCESS_KEY_ID and SECRET_ACCESS_KEY are all set; a
+ * partial setting is a mistake worth stopping for.
+ */
+function objectStore(env: Env, name: 'S3' | 'R2', defaultRegion: string): ObjectStoreConfig | null {
+  const at = (field: string) => env[`TRAWL_CRAWL_STORAGE_${name}_${field}`] ?? '';
+  const required = ['BUCKET', 'ACCESS_KEY_ID', 'SECRET_ACCESS_KEY'];
+  const set = required.filter((f) => at(f) !== '');
+  if (set.length === 0) return null;
+  if (set.length < required.length) {
+    throw new Error(`TRAWL_CRAWL_STORAGE_${name}_BUCKET, _ACCESS_KEY_ID and _SECRET_ACCESS_KEY must be set together`);
+  }
+  if (name === 'R2' && at('ENDPOINT') === '') throw new Error('TRAWL_CRAWL_STORAGE_R2_ENDPOINT must be set with the R2 bucket (https://<account>.r2.cloudflarestorage.com)');
+  return {
+    endpoint: at('ENDPOINT'),
+    bucket: at('BUCKET'),
+    region: at('REGION') || defaultRegion,
+    accessKeyId: at('ACCESS_KEY_ID'),
+    secretAccessKey: at('SECRET_ACCESS_KEY'),
+    forcePathStyle: bool(env, `TRAWL_CRAWL_STORAGE_${name}_FORCE_PATH_STYLE`, false),
+  };
 }
 
 function list(env: Env, name: string, fallback: string[]): string[] {
@@ -255,5 +297,12 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
     webhooks: { retryDelaysMs: retryDelays(env, 'TRAWL_WEBHOOK_RETRY_DELAYS_MS'), concurrency: int(env, 'TRAWL_WEBHOOK_CONCURRENCY', 64) },
     rateLimits: bool(env, 'TRAWL_RATE_LIMITS', true),
     oauth: { clients: oauthClients(env), redirectAllowlist: list(env, 'TRAWL_OAUTH_REDIRECT_ALLOWLIST', []) },
+    crawlStorage: { s3: objectStore(env, 'S3', 'us-east-1'), r2: objectStore(env, 'R2', 'auto') },
+    crawlOutput: {
+      s3Endpoint: env.TRAWL_CRAWL_OUTPUT_S3_ENDPOINT ?? '',
+      s3ForcePathStyle: bool(env, 'TRAWL_CRAWL_OUTPUT_S3_FORCE_PATH_STYLE', false),
+      gcsEndpoint: env.TRAWL_CRAWL_OUTPUT_GCS_ENDPOINT ?? '',
+      gcsTokenUrl: env.TRAWL_CRAWL_OUTPUT_GCS_TOKEN_URL || 'https://oauth2.googleapis.com/token',
+    },
   };
 }

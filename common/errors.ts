@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   SESSION_DOMAIN_MISMATCH: 400,
   EXCEEDS_COST_LIMIT: 400,
   URL_NOT_ALLOWED: 400,
+  /** A crawl asked for `storage` s3 or r2 and the operator has configured no such bucket. */
+  STORAGE_NOT_CONFIGURED: 400,
   INVALID_SIGNATURE: 400,
   UNKNOWN_OAUTH_CLIENT: 400,
   REDIRECT_URI_NOT_ALLOWED: 400,

@@ -19,6 +19,9 @@ export const ACCOUNT_EVENTS = [
 
 export const CRAWL_WEBHOOK_EVENTS = ['crawl.started', 'crawl.page.completed', 'crawl.page.failed', 'crawl.completed', 'crawl.failed'] as const;
 
+/** A crawl's `output` webhook_stream: one event per finished page, carrying the page as the status route's `results` gives it. */
+export const CRAWL_OUTPUT_EVENT = 'crawl.page.result';
+
 export type AccountEvent = (typeof ACCOUNT_EVENTS)[number];
 
 export const JOB_EVENTS = { started: 'job.started', completed: 'job.completed', failed: 'job.failed' } as const;

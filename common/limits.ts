@@ -187,3 +187,16 @@ export const CHANGE_TRACKING_LIMITS = Object.freeze({
   /** Lines of context around each change of a content diff. */
   diffContextLines: 3,
 });
+
+/**
+ * Crawl results written to a bucket (storage s3/r2, output s3/gcs): pages per part object; a part is cut once this
+ * many pages wait, the crawl has ended, or the oldest waiting page has waited CRAWL_PART_WAIT_MS.
+ */
+export const CRAWL_PART_PAGES = 500;
+export const CRAWL_PART_WAIT_MS = 10_000;
+/** Objects in Trawl's own bucket are kept this long (SPEC 2.10: 30 days). */
+export const CRAWL_STORAGE_RETENTION_DAYS = 30;
+/** A presigned download URL lives at most this long (SigV4 allows 7 days), never past the object's retention. */
+export const PRESIGNED_URL_MAX_SECONDS = 7 * 24 * 3600;
+/** A part that could not be written to Trawl's own bucket is tried again after 2^attempts seconds, at most this long. */
+export const CRAWL_STORAGE_RETRY_MAX_MS = 300_000;

@@ -1,4 +1,5 @@
 import dns from 'node:dns';
+import https from 'node:https';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
@@ -290,4 +291,14 @@ export function createGuardedDispatcher(opts: GuardOptions, deps: GuardedDispatc
     connectBase(options, callback);
   };
   return new Agent({ connect });
+}
+
+/**
+ * An https.Agent for clients that take one rather than an undici dispatcher
+ * (the AWS SDK): every connection to a name goes through the guarded lookup.
+ * For endpoints whose host is a name the service builds (a caller's bucket
+ * under the provider's domain), never an IP literal.
+ */
+export function createGuardedHttpsAgent(opts: GuardOptions, deps: Pick<GuardedDispatcherDeps, 'resolve'> = {}): https.Agent {
+  return new https.Agent({ keepAlive: true, lookup: guardedLookup(compileAddressPolicy(opts), deps.resolve ?? systemResolve) });
 }

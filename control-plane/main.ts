@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createClickHouse, createPgPool, connectRedis } from '../common/connections.js';
 import { runProcess } from '../common/process-runner.js';
+import { createGuardedHttpsAgent } from '../common/ssrf-guard.js';
 import { BillingService } from '../proto/gen/trawl/v1/account_billing_pb.js';
 import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
 import { ExtractService } from '../proto/gen/trawl/v1/extract_pb.js';
@@ -23,7 +24,9 @@ import { BILLING_METHOD_AUTH, createBillingService } from './billing/billing-ser
 import { writeBillingSettings } from './billing/billing-settings.js';
 import { createPaymentProvider } from './billing/payment-provider.js';
 import { createExtractService } from './extract/extract-service.js';
+import { startCrawlDelivery } from './crawl/crawl-delivery.js';
 import { startCrawlReportConsumer } from './crawl/crawl-reports.js';
+import { createCrawlStorage } from './crawl/crawl-storage.js';
 import { startCrawlScheduler } from './crawl/crawl-scheduler.js';
 import { createCrawlService } from './crawl/crawl-service.js';
 import { createMapService } from './map/map-service.js';
@@ -71,6 +74,15 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const deliveries = startDeliveryDispatcher({ pool, js, names, log, masterKeyHex: config.masterKeyHex });
   const relay = await startOutboxRelay({ pool, js, names, redis, log, deliveriesCreated: deliveries.wake });
   const deliveryReports = await startDeliveryReportConsumer({ js, jsm, names, pool, log, retryDelaysMs: config.webhooks.retryDelaysMs });
+  const crawlStorage = createCrawlStorage(config.crawlStorage);
+  const crawlDelivery = startCrawlDelivery({
+    pool,
+    redis,
+    log,
+    storage: crawlStorage,
+    output: { endpoints: config.crawlOutput, masterKeyHex: config.masterKeyHex, guardedAgent: createGuardedHttpsAgent(config.ssrf) },
+    retryDelaysMs: config.webhooks.retryDelaysMs,
+  });
 
   const jobs = createJobLoader({ pool, redis, resultTtlSeconds: config.resultTtlSeconds });
   const sessionTokens = createSessionTokens(config.session);
@@ -98,7 +110,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       router.service(MapService, createMapService(services));
       router.service(SessionService, createSessionService({ pool, masterKeyHex: config.masterKeyHex }));
       router.service(ArtifactService, createArtifactService({ redis, keys }));
-      router.service(CrawlService, createCrawlService({ pool, redis, scheduler: crawlScheduler, availableTiers: config.availableTiers }));
+      router.service(CrawlService, createCrawlService({ pool, redis, scheduler: crawlScheduler, availableTiers: config.availableTiers, delivery: { storage: crawlStorage, masterKeyHex: config.masterKeyHex } }));
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));
       router.service(ApiKeyService, createKeyService({ pool, clickhouse, masterKeyHex: config.masterKeyHex, limits: keyLimits, changes: keyChanges }));
       router.service(AccountService, createAccountService({ pool, sessionTokens, welcomeBonus: config.welcomeBonus }));
@@ -131,6 +143,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       server.close();
       await sweeper.stop();
       await crawlReports.stop();
+      await crawlDelivery.stop();
       await crawlScheduler.stop();
       await relay.stop();
       await deliveries.stop();

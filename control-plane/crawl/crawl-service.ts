@@ -13,7 +13,6 @@ import {
   CancelCrawlResponseSchema,
   CrawlBillingSchema,
   CrawlEventSchema,
-  CrawlPageSchema,
   CrawlService,
   CrawlStatusSchema,
   ListCrawlsResponseSchema,
@@ -28,7 +27,11 @@ import { addMoney, ACTIVE, addToFrontier, eventSeqOf, eventsAfter, findCrawl, fi
 import { assertResumable, changeSummary, changeTrackingRequest, pageChanges, registerChangeTracking } from './change-tracking.js';
 import { crawlReference, endCrawl } from './crawl-ending.js';
 import { recordCrawlEvents } from './crawl-events.js';
-import { crawlProgress, eventTarget, pageJobId, type CrawlProgress } from './crawl-progress.js';
+import { openDelivery } from './crawl-delivery-store.js';
+import { prepareDelivery, type DeliverySettings } from './crawl-delivery-request.js';
+import { deliveryStatus } from './crawl-delivery-status.js';
+import { crawlPageOf } from './crawl-page.js';
+import { crawlProgress, eventTarget, type CrawlProgress } from './crawl-progress.js';
 import { crawlTierPlan } from './crawl-tiers.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
 
@@ -38,6 +41,8 @@ export interface CrawlServiceDeps {
   scheduler: CrawlScheduler;
   /** Tiers with a worker pool deployed (TRAWL_AVAILABLE_TIERS); a crawl page's fetch tiers run in the crawl pool. */
   availableTiers: readonly string[];
+  /** Trawl's buckets (storage s3/r2) and the key sealing output credentials. */
+  delivery: DeliverySettings;
 }
 
 /** Events answered per read of the stream. */
@@ -137,7 +142,8 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
   return {
     async startCrawl(req, ctx) {
       const caller = callerOf(ctx);
-      const config = req.config as unknown as CrawlConfig;
+      const delivery = prepareDelivery(req.config as unknown as CrawlConfig, deps.delivery);
+      const config = delivery.config;
       const start = normalizeUrl(config.url);
       if (!start) throw new TrawlError('VALIDATION_ERROR', 'url must be an absolute http or https URL');
       const plan = crawlTierPlan(config, deps.availableTiers);
@@ -184,6 +190,7 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
         });
         if (tracking) await registerChangeTracking(client, id, caller.accountId, tracking);
         await addToFrontier(client, id, [{ url: start, depth: 0, score: 1, source: 'link', budgetKey: budgetMatcher(config.budget)(start) }]);
+        await openDelivery(client, id, delivery.sealed);
         const row = { id, account_id: caller.accountId, config };
         await recordCrawlEvents(client, eventTarget(row), [{ outbox: 'crawl.started', data: { crawl_id: id, url: start, max_pages: config.max_pages, max_depth: config.max_depth } }]);
         return after;
@@ -206,7 +213,9 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
       const status = statusOf(row, await crawlProgress(deps.pool, row));
       const changes = await changeSummary(deps.pool, row);
       if (changes) status.changeTracking = changes;
-      if (!req.includeResults) return status;
+      Object.assign(status, await deliveryStatus(deps.pool, row, deps.delivery.storage));
+      // With storage s3 or r2 the results are the files `storage` lists, not inlined.
+      if (!req.includeResults || row.config.storage !== 'redis') return status;
       const limit = req.resultsLimit || CRAWL_LIMITS.resultsLimitDefault;
       if (limit < 1 || limit > CRAWL_LIMITS.resultsLimitMax) throw new TrawlError('VALIDATION_ERROR', `results_limit must be 1 to ${CRAWL_LIMITS.resultsLimitMax}`);
       const { rows, total } = await finishedPages(deps.pool, row.id, limit, Math.max(0, req.resultsOffset));
@@ -214,23 +223,7 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
       const stored = keys.some((k) => k) ? await deps.redis.mgetBuffer(...keys.map((k) => k ?? '')) : [];
       const pageChange = changes ? await pageChanges(deps.pool, row.id, rows.map((r) => r.url)) : new Map<string, JsonObject>();
       status.resultsTotal = total;
-      status.results = rows.map((r, i) =>
-        create(CrawlPageSchema, {
-          jobId: pageJobId(row.id, r.url),
-          url: r.url,
-          depth: r.depth,
-          status: r.status,
-          statusCode: r.status_code ?? 0,
-          tierUsed: r.tier ?? '',
-          creditsUsed: toCredits(r.cost_microcents),
-          errorCode: r.error_code ?? '',
-          errorMessage: r.error_message ?? '',
-          cached: r.cached,
-          result: stored[i] ?? new Uint8Array(),
-          completedAt: r.finished_at?.toISOString() ?? '',
-          ...(pageChange.has(r.url) ? { changeTracking: pageChange.get(r.url)! } : {}),
-        }),
-      );
+      status.results = rows.map((r, i) => crawlPageOf(row.id, r, stored[i], pageChange.get(r.url)));
       return status;
     },
 
@@ -289,6 +282,7 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
           added.push(key);
         }
         const requeued = await reopenCrawl(client, row.id, added.length);
+        await openDelivery(client, row.id);
         const match = budgetMatcher(row.config.budget);
         const fresh = await addToFrontier(client, row.id, added.map((url) => ({ url, depth: 0, score: 1, source: 'link', budgetKey: match(url) })));
         if (requeued + fresh === 0) throw new TrawlError('CONFLICT', 'Nothing to resume: no failed or cancelled pages, and no new URLs', { status: row.status });

@@ -6,7 +6,7 @@ import type { NatsNames } from '../../common/nats-names.js';
 import { WebhookDeliveryTaskSchema, type WebhookDeliveryTask } from '../../proto/gen/trawl/v1/webhooks_pb.js';
 import { abandonDeliveries, accountWebhookSecret, leaseDueDeliveries, type DueDelivery } from './delivery-store.js';
 import { deliveryHeaders } from './delivery-headers.js';
-import { serialPasses } from './serial-passes.js';
+import { polledPasses } from './serial-passes.js';
 import { newWebhookSecret, openSecret, sealSecret } from './signing.js';
 
 export interface DeliveryDispatcherDeps {
@@ -82,16 +82,9 @@ export async function dispatchDueOnce(deps: DeliveryDispatcherDeps): Promise<num
 }
 
 export function startDeliveryDispatcher(deps: DeliveryDispatcherDeps): { wake(): void; stop(): Promise<void> } {
-  const passes = serialPasses(
+  return polledPasses(
     async () => (await dispatchDueOnce(deps)) >= DISPATCH_BATCH,
     (err) => deps.log.error({ err }, 'dispatching webhook deliveries failed; the next pass retries'),
+    POLL_MS,
   );
-  const timer = setInterval(passes.wake, POLL_MS);
-  return {
-    wake: passes.wake,
-    async stop() {
-      clearInterval(timer);
-      await passes.stop();
-    },
-  };
 }

@@ -32,3 +32,16 @@ export function serialPasses(pass: () => Promise<boolean>, failed: (err: unknown
     },
   };
 }
+
+/** serialPasses woken every `intervalMs` as well as on demand; stop clears the timer and waits for the pass running. */
+export function polledPasses(pass: () => Promise<boolean>, failed: (err: unknown) => void, intervalMs: number): { wake(): void; stop(): Promise<void> } {
+  const passes = serialPasses(pass, failed);
+  const timer = setInterval(passes.wake, intervalMs);
+  return {
+    wake: passes.wake,
+    async stop() {
+      clearInterval(timer);
+      await passes.stop();
+    },
+  };
+}

@@ -1,11 +1,24 @@
 import { redisKeys } from '../../common/redis-keys.js';
 import { bootIsolatedStack, createAccountWithKey, waitForWorkers, type IsolatedStack } from '../../deploy/local/isolated-stack.js';
 import { startOpenAiTestServer, type OpenAiTestServer } from '../fixtures/openai-server.js';
+import { startGcsTestServer, type GcsTestServer } from '../fixtures/gcs-server.js';
 import { startPaymentTestServer, type PaymentTestServer } from '../fixtures/payment-provider-server.js';
+import { startS3TestServer, type S3TestServer } from '../fixtures/s3-server.js';
 import { testCa } from '../fixtures/test-ca.js';
 import { startCaptchaSolverServer, type CaptchaSolverTestServer } from './captcha-solver-server.js';
 
-export type TestStack = IsolatedStack & { llm: OpenAiTestServer; payments: PaymentTestServer; captchaSolver: CaptchaSolverTestServer };
+export type TestStack = IsolatedStack & { llm: OpenAiTestServer; payments: PaymentTestServer; s3: S3TestServer; gcs: GcsTestServer; captchaSolver: CaptchaSolverTestServer };
+
+/** The buckets of the local S3 and GCS servers: the operator's for crawl storage s3 (R2 is left unconfigured), and a caller's for output. */
+export const OBJECT_STORES = {
+  storageBucket: 'trawl-crawl-results',
+  storageKeyId: 'TRAWLSTORAGEKEY',
+  storageSecret: 'trawl-storage-secret-key',
+  outputBucket: 'customer-results',
+  outputKeyId: 'CUSTOMERKEY',
+  outputSecret: 'customer-secret',
+  gcsBucket: 'customer-gcs-results',
+} as const;
 export { waitForWorkers };
 
 /**
@@ -25,6 +38,11 @@ export function getStack(): Promise<TestStack> {
     const llm = await startOpenAiTestServer();
     const payments = await startPaymentTestServer();
     const captchaSolver = await startCaptchaSolverServer();
+    const s3 = await startS3TestServer(
+      { [OBJECT_STORES.storageBucket]: [OBJECT_STORES.storageKeyId], [OBJECT_STORES.outputBucket]: [OBJECT_STORES.outputKeyId] },
+      { [OBJECT_STORES.storageKeyId]: OBJECT_STORES.storageSecret, [OBJECT_STORES.outputKeyId]: OBJECT_STORES.outputSecret },
+    );
+    const gcs = await startGcsTestServer(OBJECT_STORES.gcsBucket);
     const stack = await bootIsolatedStack({
       // Separate names let several test runs share this machine's services at once.
       name: process.env.TRAWL_TEST_STACK ?? 'test',
@@ -49,10 +67,20 @@ export function getStack(): Promise<TestStack> {
         TRAWL_CAPTCHA_SOLVER_KEY: captchaSolver.apiKey,
         TRAWL_CAPTCHA_POLL_INTERVAL_MS: '200',
         TRAWL_CAPTCHA_SOLVE_TIMEOUT_MS: '20000',
+        // Crawl storage s3 and output s3/gcs go to the local S3 and GCS servers; R2 stays unconfigured.
+        TRAWL_CRAWL_STORAGE_S3_ENDPOINT: s3.url,
+        TRAWL_CRAWL_STORAGE_S3_BUCKET: OBJECT_STORES.storageBucket,
+        TRAWL_CRAWL_STORAGE_S3_ACCESS_KEY_ID: OBJECT_STORES.storageKeyId,
+        TRAWL_CRAWL_STORAGE_S3_SECRET_ACCESS_KEY: OBJECT_STORES.storageSecret,
+        TRAWL_CRAWL_STORAGE_S3_FORCE_PATH_STYLE: 'true',
+        TRAWL_CRAWL_OUTPUT_S3_ENDPOINT: s3.url,
+        TRAWL_CRAWL_OUTPUT_S3_FORCE_PATH_STYLE: 'true',
+        TRAWL_CRAWL_OUTPUT_GCS_ENDPOINT: gcs.url,
+        TRAWL_CRAWL_OUTPUT_GCS_TOKEN_URL: `${gcs.url}/token`,
       },
     });
     await waitForWorkers(stack.baseUrl, 30_000, 'extract');
-    return Object.assign(stack, { llm, payments, captchaSolver });
+    return Object.assign(stack, { llm, payments, s3, gcs, captchaSolver });
   })();
   return shared.trawlTestStack;
 }
@@ -66,6 +94,8 @@ export async function stopStackIfStarted(): Promise<void> {
   await stack?.llm.close();
   await stack?.payments.close();
   await stack?.captchaSolver.close();
+  await stack?.s3.close();
+  await stack?.gcs.close();
 }
 
 /**

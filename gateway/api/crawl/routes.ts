@@ -1,13 +1,13 @@
-import { fromBinary, type JsonObject } from '@bufbuild/protobuf';
+import type { JsonObject } from '@bufbuild/protobuf';
+import type { z } from 'zod';
 import { FOLLOW_UP_HEADER } from '../../../common/rate-limit-headers.js';
+import { presentCrawlPage } from '../../../common/crawl-page-json.js';
 import { toCredits } from '../../../common/pricing.js';
-import type { CrawlPage, CrawlStatus } from '../../../proto/gen/trawl/v1/crawl_pb.js';
-import { ScrapeResultSchema } from '../../../proto/gen/trawl/v1/scrape_pb.js';
+import type { CrawlStatus } from '../../../proto/gen/trawl/v1/crawl_pb.js';
 import type { ControlPlane } from '../../control-plane-client.js';
 import { callOptions } from '../../http/call-options.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { KEY_BUDGET_ERROR } from '../keys/errors.js';
-import { presentResult } from '../scrape/presenters.js';
 import { CREDIT_HEADERS } from '../shared/billing.js';
 import { crawlEventStream, followUpOptions, lastEventId } from './event-stream.js';
 import {
@@ -25,24 +25,6 @@ import {
 } from './schemas.js';
 
 const CALL_TIMEOUT_MS = 30_000;
-
-function presentPage(p: CrawlPage) {
-  const result = p.result.length > 0 ? presentResult(fromBinary(ScrapeResultSchema, p.result)) : null;
-  return {
-    job_id: p.jobId,
-    url: p.url,
-    depth: p.depth,
-    status: p.status as 'completed' | 'failed',
-    status_code: p.statusCode || null,
-    tier_used: p.tierUsed || null,
-    credits_used: p.creditsUsed,
-    cached: p.cached,
-    error: p.errorCode ? { code: p.errorCode, message: p.errorMessage } : null,
-    result,
-    completed_at: p.completedAt,
-    change_tracking: p.changeTracking ?? null,
-  };
-}
 
 function presentBilling(s: CrawlStatus) {
   const b = s.billing;
@@ -81,8 +63,17 @@ function presentStatus(s: CrawlStatus, withResults: boolean) {
     completed_at: s.completedAt ?? null,
     config: s.config ?? {},
     change_tracking: s.changeTracking ?? null,
-    ...(withResults ? { results: s.results.map(presentPage), results_total: s.resultsTotal } : {}),
+    storage: (s.storage ?? { type: 'redis' }) as z.infer<typeof CrawlStatusBody>['storage'],
+    ...(s.outputStatus ? { output_status: s.outputStatus as z.infer<typeof CrawlStatusBody>['output_status'] } : {}),
+    ...(withResults ? presentResults(s) : {}),
   };
+}
+
+/** include_results: the pages inline, or (storage s3/r2) where the files are. */
+function presentResults(s: CrawlStatus) {
+  const storage = s.storage as { type?: string; pages_stored?: number } | undefined;
+  if (storage && storage.type !== 'redis') return { results: [], results_total: storage.pages_stored ?? 0, results_location: 'storage' as const };
+  return { results: s.results.map(presentCrawlPage), results_total: s.resultsTotal, results_location: 'inline' as const };
 }
 
 function presentListItem(s: CrawlStatus) {
@@ -152,7 +143,9 @@ export function crawlRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       request: { body: CrawlRequest },
       responses: { 202: { description: 'The crawl is under way', schema: CrawlStarted, headers: CREDIT_HEADERS } },
       errors: {
-        400: 'VALIDATION_ERROR (invalid fields, webhook with webhook_url, force_tier above max_tier, render_js under a max_tier below 4) or EXCEEDS_COST_LIMIT (max_credits pays for no page)',
+        400:
+          'VALIDATION_ERROR (invalid fields, webhook with webhook_url, force_tier above max_tier, render_js under a max_tier below 4, an output service account key that is not one), ' +
+          'EXCEEDS_COST_LIMIT (max_credits pays for no page) or STORAGE_NOT_CONFIGURED (storage s3 or r2 on a server without that bucket); nothing is charged',
         402: `INSUFFICIENT_CREDITS (the balance cannot cover the planned pages; details: required_credits, available_credits, estimated_tier) or ${KEY_BUDGET_ERROR}`,
         409: 'CONFLICT: another crawl of the account with the same change_tracking.tracking_id is still running (details: tracking_id, crawl_id)',
         503: 'SERVICE_UNAVAILABLE (the planned tier is not deployed, or not run by the crawl pool: 3.5)',
@@ -209,6 +202,10 @@ export function crawlRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       path: '/api/v1/crawl/{crawl_id}',
       operationId: 'getCrawl',
       summary: 'A crawl: progress, billing, budget and (optionally) its page results',
+      description:
+        'With include_results the finished pages are inlined (storage redis), or, for storage s3 and r2, `storage.files` lists the JSONL result ' +
+        'files with presigned download URLs signed at this read (valid 7 days, files kept 30 days). A crawl with an `output` also reports ' +
+        '`output_status`: pages delivered, pending and failed, and the last error.',
       tags: ['Crawl'],
       auth: 'api_key',
       request: { params: CrawlIdParam, query: CrawlStatusQuery },

@@ -33,27 +33,50 @@ const Webhook = z
   .strict()
   .meta({ id: 'CrawlWebhook' });
 
+const OutputPrefix = z
+  .string()
+  .max(1024)
+  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'prefix must be a relative object name prefix')
+  .optional()
+  .meta({ description: 'Object names start with it: `<prefix>/<crawl_id>/results-00001.jsonl`.' });
 const S3Output = z
   .object({
     type: z.literal('s3'),
-    bucket: z.string().min(3).max(63),
-    credentials: z.object({ access_key_id: z.string().min(1), secret_access_key: z.string().min(1) }).strict(),
-    prefix: z.string().max(1024).optional(),
-    region: z.string().max(64).optional(),
-    format: z.enum(['jsonl', 'json']).optional(),
+    bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name'),
+    credentials: z
+      .object({ access_key_id: z.string().min(1).max(128), secret_access_key: z.string().min(1).max(256) })
+      .strict()
+      .meta({ description: 'An access key allowed s3:PutObject on the bucket. Kept sealed; never echoed.' }),
+    prefix: OutputPrefix,
+    region: z.string().regex(/^[a-z0-9-]{1,64}$/, 'must be an AWS region name').optional().meta({ description: 'us-east-1 by default.' }),
+    format: z.enum(['jsonl', 'json']).optional().meta({ description: '`jsonl` (default): a page per line; `json`: each file one JSON array.' }),
   })
-  .strict();
+  .strict()
+  .meta({ description: 'Writes the results to your S3 bucket as part files while the crawl runs.' });
 const GcsOutput = z
   .object({
     type: z.literal('gcs'),
-    bucket: z.string().min(3).max(222),
-    credentials: z.object({ service_account_json: z.string().min(1) }).strict(),
-    prefix: z.string().max(1024).optional(),
+    bucket: z.string().regex(/^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/, 'must be a GCS bucket name'),
+    credentials: z
+      .object({ service_account_json: z.string().min(1).max(16_384).meta({ description: 'The service account key file (JSON) as a string.' }) })
+      .strict()
+      .meta({ description: 'A service account allowed storage.objects.create on the bucket. Kept sealed; never echoed.' }),
+    prefix: OutputPrefix,
   })
-  .strict();
+  .strict()
+  .meta({ description: 'Writes the results to your Cloud Storage bucket as JSONL part files while the crawl runs.' });
 const WebhookStreamOutput = z
-  .object({ type: z.literal('webhook_stream'), url: HttpsUrl, signing: z.object({ secret: z.string().min(16).max(256) }).strict().optional() })
-  .strict();
+  .object({
+    type: z.literal('webhook_stream'),
+    url: HttpsUrl.meta({ description: 'Receives a POST per finished page (event crawl.page.result).' }),
+    signing: z
+      .object({ secret: z.string().min(16).max(256) })
+      .strict()
+      .optional()
+      .meta({ description: 'Adds X-Webhook-Timestamp and X-Webhook-Signature (HMAC-SHA256 over `timestamp.body`).' }),
+  })
+  .strict()
+  .meta({ description: 'POSTs each page as it finishes, retried by the webhook delivery rules.' });
 
 const Budget = z
   .record(Pattern, z.number().int().min(0).max(CRAWL_LIMITS.maxPagesMax))
@@ -98,7 +121,13 @@ export const CrawlRequest = z
       .nullable()
       .default(null)
       .meta({ description: 'Sent with every page request; Host, Connection, Content-Length, Transfer-Encoding and Accept-Encoding are the client\'s own.' }),
-    storage: z.enum(['redis', 's3', 'r2']).default('redis'),
+    storage: z
+      .enum(['redis', 's3', 'r2'])
+      .default('redis')
+      .meta({
+        description:
+          '`redis`: results inline on the status for 24 hours. `s3`/`r2`: JSONL files in the service\'s bucket, listed with presigned download URLs under the status\'s `storage`, kept 30 days; 400 STORAGE_NOT_CONFIGURED when the server has no such bucket.',
+      }),
     advanced: z
       .object({
         render_js: z.boolean().default(false).meta({ description: 'Loads every page in the browser (tier 4, 20 credits a page); needs max_tier 4 when max_tier is set.' }),
@@ -151,7 +180,11 @@ export const CrawlRequest = z
       .nullable()
       .default(null)
       .meta({ id: 'CrawlChangeTracking', description: 'Compares each page with the previous crawl of the same tracking_id (see docs/api.md, change tracking).' }),
-    output: z.discriminatedUnion('type', [S3Output, GcsOutput, WebhookStreamOutput]).nullable().default(null),
+    output: z
+      .discriminatedUnion('type', [S3Output, GcsOutput, WebhookStreamOutput])
+      .nullable()
+      .default(null)
+      .meta({ description: 'Also sends each page, as it finishes, to your bucket or URL; how that goes is the status\'s `output_status`. A failing output never fails or re-charges the crawl.' }),
   })
   .strict()
   .superRefine((r, ctx) => {
@@ -263,6 +296,42 @@ export const CrawlPageResult = z
   })
   .meta({ id: 'CrawlPageResult' });
 
+const StorageFileDoc = z
+  .object({
+    part: z.number().int(),
+    url: z.string().nullable().meta({ description: 'Presigned GET URL, signed at each status read; null once the file\'s retention has ended.' }),
+    url_expires_at: z.string().nullable().meta({ description: 'At most 7 days ahead, never past expires_at.' }),
+    pages: z.number().int(),
+    bytes: z.number().int(),
+    written_at: z.string(),
+    expires_at: z.string().nullable().meta({ description: 'When the file is deleted: 30 days after it was written.' }),
+  })
+  .meta({ id: 'CrawlStorageFile' });
+
+const StorageStatusDoc = z
+  .object({
+    type: z.enum(['redis', 's3', 'r2']),
+    format: z.literal('jsonl').optional(),
+    pages_stored: z.number().int().optional().meta({ description: 'Page results written to files.' }),
+    pages_pending: z.number().int().optional().meta({ description: 'Finished pages not yet in a file (written within seconds; a failing write is retried).' }),
+    files: z.array(StorageFileDoc).optional().meta({ description: 'The result files in order; each line is a page as `results` gives it.' }),
+    last_error: z.string().nullable().optional().meta({ description: 'Why the last write failed, while a file is still waiting to be written.' }),
+  })
+  .meta({ id: 'CrawlStorage', description: 'Where the results are: `redis` (inline with include_results), or s3/r2 files (only the type for redis).' });
+
+const OutputStatusDoc = z
+  .object({
+    type: z.enum(['s3', 'gcs', 'webhook_stream']),
+    destination: z.string().meta({ description: 's3://bucket/prefix, gs://bucket/prefix or the webhook_stream URL.' }),
+    format: z.enum(['jsonl', 'json']).optional(),
+    pages_delivered: z.number().int(),
+    pages_pending: z.number().int().meta({ description: 'Not yet delivered, including those waiting for a retry.' }),
+    pages_failed: z.number().int().meta({ description: 'Given up after the retries (3 attempts); the crawl and its charges are unaffected.' }),
+    files_written: z.number().int().optional(),
+    last_error: z.string().nullable(),
+  })
+  .meta({ id: 'CrawlOutputStatus' });
+
 export const CrawlStatusBody = z
   .object({
     crawl_id: z.string(),
@@ -286,8 +355,14 @@ export const CrawlStatusBody = z
     completed_at: z.string().nullable(),
     config: z.record(z.string(), z.unknown()).meta({ description: 'The request as run, defaults applied.' }),
     change_tracking: ChangeSummary.nullable().meta({ description: 'With change_tracking: pages by change since the previous crawl; null otherwise.' }),
-    results: z.array(CrawlPageResult).optional().meta({ description: 'With include_results=true: finished pages in discovery order, paged by results_limit and results_offset.' }),
-    results_total: z.number().int().optional(),
+    storage: StorageStatusDoc,
+    output_status: OutputStatusDoc.optional().meta({ description: 'Present when the crawl has an `output`.' }),
+    results: z
+      .array(CrawlPageResult)
+      .optional()
+      .meta({ description: 'With include_results=true: finished pages in discovery order, paged by results_limit and results_offset; empty with storage s3/r2 (see results_location).' }),
+    results_total: z.number().int().optional().meta({ description: 'Finished pages (inline), or pages written to the storage files.' }),
+    results_location: z.enum(['inline', 'storage']).optional().meta({ description: 'With include_results=true: `storage` when the results are the files listed under `storage` rather than `results`.' }),
   })
   .meta({ id: 'CrawlStatus' });
 
