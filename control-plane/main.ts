@@ -89,6 +89,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
           masterKeyHex: config.masterKeyHex,
           entitlement: limits.dispatch,
           guard: config.ssrf,
+          premiumProxies: config.premiumProxies,
         }));
       router.service(WebhookService, createWebhookService({ pool, nc, names, guard: config.ssrf, masterKeyHex: config.masterKeyHex }));
       router.service(ExtractService, createExtractService(services));

@@ -47,6 +47,7 @@ describe('ScrapeService behind the control-plane interceptors', function () {
       log,
       entitlement: UNLIMITED_DISPATCH,
       guard: { allowPrivate: false, allowCidrs: ['127.0.0.1/32'] },
+      premiumProxies: [],
     };
     const transport = createRouterTransport((router) => router.service(ScrapeService, createScrapeService(deps)), {
       transport: { useBinaryFormat: !over.json },
