@@ -50,7 +50,9 @@ function readBytes(socket: net.Socket, length: number): Promise<Buffer> {
       done();
       reject(new Error('closed the connection during the handshake'));
     };
+    // Paused between reads, so bytes put back are kept for the next reader rather than emitted to no one.
     const done = () => {
+      socket.pause();
       socket.off('data', onData);
       socket.off('end', onEnd);
       socket.off('error', onEnd);
@@ -58,6 +60,7 @@ function readBytes(socket: net.Socket, length: number): Promise<Buffer> {
     socket.on('data', onData);
     socket.once('end', onEnd);
     socket.once('error', onEnd);
+    socket.resume();
   });
 }
 
@@ -127,7 +130,9 @@ function httpConnect(socket: net.Socket, proxy: ProxyEndpoint, host: string, por
 }
 
 /**
- * Opens the tunnel. `connect` dials the proxy itself (the guarded connect
+ * Opens the tunnel; the socket comes back paused (piping it, or resume(),
+ * starts the flow), so no byte is lost before its reader is attached.
+ * `connect` dials the proxy itself (the guarded connect
  * for a caller's proxy, so its address passes the SSRF guard).
  */
 export async function openUpstreamTunnel(
