@@ -5,6 +5,7 @@ import { GUARDED_TEXT, startTrapServer, TIER_ROUTES, type TrapServer } from '../
 import { apiClient, balanceOf } from '../support/api.js';
 import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.js';
 import { restartRoles } from '../support/restart-roles.js';
+import { startSocks5Proxy } from '../support/socks5-proxy.js';
 import { createTestAccount, getStack, waitForWorkers, type TestStack } from '../support/stack.js';
 
 /**
@@ -86,6 +87,21 @@ describe('proxies, location, tier 3.5 and add-ons', function () {
         expect(JSON.stringify(polled.body)).not.to.contain('own-secret-7');
       });
     }
+
+    it("speaks SOCKS5 with username and password to the caller's SOCKS5 proxy", async () => {
+      const socks = await startSocks5Proxy({ username: 'caller', password: 'socks-secret' });
+      try {
+        for (const tier of ['1', '4']) {
+          const res = await scrape({ cost_controls: { force_tier: tier }, advanced: { use_own_proxy: true, proxy_url: socks.url } });
+          expect(res.status, show(res)).to.equal(200);
+          expect(res.body.content).to.contain(ECHO_TEXT);
+        }
+        expect(socks.tunnels).to.include(target());
+        expect(socks.refusedAuth).to.equal(0);
+      } finally {
+        await socks.close();
+      }
+    });
 
     it('fails refunded when the proxy refuses the credentials', async () => {
       own.reset();
@@ -212,10 +228,21 @@ describe('proxies, location, tier 3.5 and add-ons', function () {
       expect(followed.body.status_code).to.equal(200);
     });
 
-    it('sends /scrape/js headers from the browser, and refuses follow_redirects false there', async () => {
+    it("sends /scrape/js headers from the browser to the target's origin only, and refuses follow_redirects false there", async () => {
       const res = await api.post('/api/v1/scrape/js', { url: `${site.url}/proxy/echo`, headers: { 'X-Harbour-Pass': 'gate-9' } });
       expect(res.status, show(res)).to.equal(200);
       expect(res.body.content).to.contain('gate-9');
+      const thirdParty = await startSiteServer({ routes: PROXY_ROUTES });
+      const seen: Array<string | string[] | undefined> = [];
+      thirdParty.onRequest((req) => seen.push(req.headers['x-harbour-pass']));
+      try {
+        const embeds = await api.post('/api/v1/scrape/js', { url: `${site.url}/proxy/embeds?other=${encodeURIComponent(thirdParty.url)}`, headers: { 'X-Harbour-Pass': 'gate-9' } });
+        expect(embeds.status, show(embeds)).to.equal(200);
+        expect(thirdParty.hits('/proxy/script.js')).to.equal(1);
+        expect(seen).to.deep.equal([undefined]);
+      } finally {
+        await thirdParty.close();
+      }
       const refused = await api.post('/api/v1/scrape/js', { url: `${site.url}/proxy/echo`, follow_redirects: false });
       expect(refused.status, show(refused)).to.equal(400);
     });

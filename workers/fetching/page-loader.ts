@@ -55,6 +55,7 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
       createRequestFilter({
         guard: deps.guard,
         loadImages: options?.screenshot === true,
+        originHeaders: { origin: new URL(req.url).origin, headers: req.headers },
         onRefused: (url, isNavigation) => {
           if (isNavigation) refusedNavigation ??= url;
         },
@@ -138,16 +139,15 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
 }
 
 /**
- * The profile's context with the attempt's own settings: the caller's
- * headers, the location's locale, time zone and geolocation, and the
- * attempt's guarded proxy when it goes through an upstream proxy.
+ * The profile's context with the attempt's own settings: the location's
+ * locale, time zone and geolocation, and the attempt's guarded proxy when it
+ * goes through an upstream proxy. (The caller's headers go only to the
+ * target's origin, through the request filter.)
  */
 function contextOptions(profile: BrowserContextOptions, req: PageRequest): BrowserContextOptions {
-  const headers = { ...profile.extraHTTPHeaders, ...req.headers };
   const location = req.location;
   return {
     ...profile,
-    ...(Object.keys(headers).length > 0 ? { extraHTTPHeaders: headers } : {}),
     ...(location
       ? { locale: location.locale, timezoneId: location.timezone, geolocation: { latitude: location.latitude, longitude: location.longitude }, permissions: ['geolocation'] }
       : {}),
