@@ -1,8 +1,7 @@
 /**
- * Request headers a caller may not set for the target (the scrape request's
- * `headers`): connection management and framing belong to the client, the
- * proxy headers to the proxy route, and accept-encoding must name only what
- * the body reader decodes. Cookies go through advanced.cookies.
+ * Request headers the fetchers never take from their callers: connection
+ * management and framing belong to the client, and accept-encoding must name
+ * only what the body reader decodes.
  */
 export const RESERVED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'host',
@@ -16,10 +15,14 @@ export const RESERVED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'expect',
   'accept-encoding',
   'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'cookie',
 ]);
+
+/**
+ * What a scrape request's `headers` may not hold: the reserved headers, the
+ * proxy headers (the proxy route's own), and Cookie (advanced.cookies sends
+ * cookies to the target's origin only).
+ */
+export const REFUSED_CALLER_HEADERS: ReadonlySet<string> = new Set([...RESERVED_REQUEST_HEADERS, 'proxy-authorization', 'proxy-authenticate', 'cookie']);
 
 /** Header names are HTTP tokens (RFC 9110 5.1); values hold no line breaks or other control characters. */
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,256}$/;

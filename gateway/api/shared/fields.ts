@@ -1,4 +1,4 @@
-import { HEADER_NAME, HEADER_VALUE, RESERVED_REQUEST_HEADERS } from '../../../common/request-headers.js';
+import { HEADER_NAME, HEADER_VALUE, REFUSED_CALLER_HEADERS } from '../../../common/request-headers.js';
 import { z } from 'zod';
 import { TrawlError } from '../../../common/errors.js';
 import { validateExtractionSchema } from '../../../common/extraction-schema.js';
@@ -99,7 +99,7 @@ export const RequestHeaders = z
   .superRefine((map, ctx) => {
     if (Object.keys(map).length > MAX_REQUEST_HEADERS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_REQUEST_HEADERS} headers` });
     for (const name of Object.keys(map)) {
-      if (RESERVED_REQUEST_HEADERS.has(name.toLowerCase())) {
+      if (REFUSED_CALLER_HEADERS.has(name.toLowerCase())) {
         ctx.addIssue({ code: 'custom', path: [name], message: `${name} is set by the service (hop-by-hop, framing or proxy header; cookies go in advanced.cookies)` });
       }
     }
