@@ -106,13 +106,14 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
 
     async estimate(req) {
       if (!req.request || !req.request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
-      const { plan, runnable } = estimateTiers(planInput(req.request));
+      const input = planInput(req.request);
+      const { plan, runnable } = estimateTiers(input);
       return create(EstimateResponseSchema, {
         tiers: plan.tiers,
         estimatedMicrocents: BigInt(firstAttemptPrice(plan)),
         maxPossibleMicrocents: BigInt(plan.maxCostMicrocents),
         runnable,
-        availableTiers: [...deps.availableTiers],
+        availableTiers: [...input.availableTiers],
       });
     },
 
