@@ -264,6 +264,9 @@ describe('proxies, location, tier 3.5 and add-ons', function () {
       await restartRoles(stack, ROLES);
       await premium?.close();
       await german?.close();
+      // The suites after this one find the pools as warm as this one found them.
+      await waitForWorkers(stack.baseUrl, 60_000, 'browser');
+      await warmUp();
     });
     beforeEach(() => {
       premium.reset();
@@ -296,6 +299,7 @@ describe('proxies, location, tier 3.5 and add-ons', function () {
     it('plans tier 3.5 between 3 and 4, and runs it through a premium proxy at its own price', async () => {
       const estimate = await api.post('/api/v1/scrape/estimate', { url: `${site.url}/proxy/echo` });
       expect(estimate.body.tier_plan).to.deep.equal(['1', '2', '3', '3.5', '4']);
+      expect(estimate.body.available_tiers).to.include('3.5');
       const before = await balanceOf(stack.pool, account.accountId);
       const res = await scrape({ cost_controls: { force_tier: '3.5' } });
       expect(res.status, show(res)).to.equal(200);
