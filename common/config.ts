@@ -1,6 +1,7 @@
 import { DOCUMENT_PROCESSING_DEFAULT_S, DOCUMENT_PROCESSING_MAX_S, OAUTH_CLIENT_ID_PATTERN, OAUTH_CLIENT_SECRET_MIN_CHARS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS } from './limits.js';
 import { MICROCENTS_PER_CREDIT, MICROCENTS_PER_USD } from './pricing.js';
 import { CAPTCHA_TIER } from './tiers.js';
+import { parsePremiumProxies, type PremiumProxy } from './proxy-url.js';
 
 /**
  * The one configuration loader. Every process reads its settings here, from
@@ -58,6 +59,8 @@ export interface TrawlConfig {
   documentPool: boolean;
   /** The clients of tiers 2 and 4: the browser impit impersonates, and the Chromium the browser pool drives. */
   tiers: { impitBrowser: string; chromiumPath: string; browserConcurrency: number };
+  /** The premium proxy pool (TRAWL_PREMIUM_PROXY_URLS): advanced.use_proxy and tier 3.5; empty when not configured. */
+  premiumProxies: PremiumProxy[];
   /** Results kept in Redis for this long. */
   resultTtlSeconds: number;
   /** How long a scrape starts at the tier that last worked for the account on a host, after an escalation (0 turns it off). */
@@ -279,6 +282,7 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
       chromiumPath: env.TRAWL_CHROMIUM_PATH ?? '/usr/bin/chromium',
       browserConcurrency: Math.max(1, int(env, 'TRAWL_BROWSER_CONCURRENCY', 4)),
     },
+    premiumProxies: parsePremiumProxies(env.TRAWL_PREMIUM_PROXY_URLS ?? ''),
     resultTtlSeconds: int(env, 'TRAWL_RESULT_TTL_SECONDS', 24 * 3600),
     tierMemoryTtlSeconds: int(env, 'TRAWL_TIER_MEMORY_TTL_SECONDS', 3600),
     llm: {

@@ -24,8 +24,33 @@ export const EXTRACT_LARGE_THRESHOLD_CHARS = 200_000;
 /** /api/v1/map: one credit, whatever the number of URLs (SPEC 4.2). */
 export const MAP_PRICE = MICROCENTS_PER_CREDIT;
 
+/**
+ * The add-ons of SPEC 2.5, charged with the successful attempt on top of its
+ * tier's price, from the interface's credit-table column (docs/billing.md):
+ * use_own_proxy's entry there is $0.0008, four credits.
+ */
+export const ADD_ON_PRICES = {
+  screenshot: 1 * MICROCENTS_PER_CREDIT,
+  generate_pdf: 2 * MICROCENTS_PER_CREDIT,
+  ocr: 5 * MICROCENTS_PER_CREDIT,
+  use_proxy: 1 * MICROCENTS_PER_CREDIT,
+  use_own_proxy: 800,
+} as const;
+export type AddOn = keyof typeof ADD_ON_PRICES;
+
 /** advanced.ocr and mode ocr: five credits on top of the fetch (SPEC 2.5). */
-export const OCR_PRICE = 5 * MICROCENTS_PER_CREDIT;
+export const OCR_PRICE = ADD_ON_PRICES.ocr;
+
+/** The add-ons a scrape request takes, from its mode and `advanced` options (mode ocr reads images as advanced.ocr does). */
+export function addOnsOf(mode: string, advanced: Readonly<Record<string, unknown>> | undefined): AddOn[] {
+  const a = advanced ?? {};
+  return (Object.keys(ADD_ON_PRICES) as AddOn[]).filter((name) => a[name] === true || (name === 'ocr' && mode === 'ocr'));
+}
+
+/** What the add-ons cost together. */
+export function addOnsPrice(addOns: readonly AddOn[]): number {
+  return addOns.reduce((sum, name) => sum + ADD_ON_PRICES[name], 0);
+}
 
 /**
  * Crawl change_tracking.include_diff: a surcharge on each page the diff is

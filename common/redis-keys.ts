@@ -15,6 +15,8 @@ export interface RedisKeys {
   scrapeBody(jobId: string): string;
   /** A stored session's cookies for one scrape job (advanced.session_id), read by the worker. */
   sessionCookies(jobId: string): string;
+  /** The caller's own proxy URL for one scrape job (advanced.use_own_proxy), read by the worker. */
+  ownProxy(jobId: string): string;
   /** Caller-supplied content for /api/v1/extract. */
   extractInput(jobId: string): string;
   /** A screenshot or PDF of a rendered page (common/artifacts.ts). */
@@ -50,6 +52,7 @@ export function redisKeys(prefix: string): RedisKeys {
     webhookAttemptReported: (id) => `${prefix}webhook-attempt:${id}`,
     scrapeBody: (jobId) => `${prefix}scrape-body:${jobId}`,
     sessionCookies: (jobId) => `${prefix}session-cookies:${jobId}`,
+    ownProxy: (jobId) => `${prefix}own-proxy:${jobId}`,
     extractInput: (jobId) => `${prefix}extract-input:${jobId}`,
     artifact: (name) => `${prefix}artifact:${name}`,
     crawlPageResult: (crawlId, page) => `${prefix}crawl-page:${crawlId}:${page}`,

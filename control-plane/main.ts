@@ -104,6 +104,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
           entitlement: limits.dispatch,
           guard: config.ssrf,
           tierMemory,
+          premiumProxies: config.premiumProxies,
         }));
       router.service(WebhookService, createWebhookService({ pool, nc, names, guard: config.ssrf, masterKeyHex: config.masterKeyHex }));
       router.service(ExtractService, createExtractService(services));

@@ -2,7 +2,8 @@ import { create, fromBinary, type UnknownField } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { Redis } from 'ioredis';
 import { TrawlError } from '../../common/errors.js';
-import { tierPrice, toCredits } from '../../common/pricing.js';
+import { ADD_ON_PRICES, tierPrice, toCredits } from '../../common/pricing.js';
+import { requestAddOns } from './request-add-ons.js';
 import { BROWSER_TIER } from '../../common/tiers.js';
 import { BillingSchema, EscalationSchema } from '../../proto/gen/trawl/v1/billing_pb.js';
 import { JobErrorSchema, JobSchema, ScrapeResultSchema, type Job, type ScrapeResult } from '../../proto/gen/trawl/v1/scrape_pb.js';
@@ -121,6 +122,8 @@ export function jobView(loaded: LoadedJob, opts: { binary: boolean }): Job {
     reservedMicrocents: BigInt(row.reserved_microcents),
     chargedMicrocents: BigInt(charged),
     refundedMicrocents: BigInt(row.refunded_microcents),
+    // The add-ons went with the successful attempt; a failed job charged none (a test key charges nothing).
+    addOns: row.status === 'succeeded' && charged > 0 ? Object.fromEntries(requestAddOns(row.request).map((name) => [name, toCredits(ADD_ON_PRICES[name])])) : {},
   });
   const passThrough = opts.binary && loaded.storedResult !== undefined;
   const job = create(JobSchema, {

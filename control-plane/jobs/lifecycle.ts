@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ERROR_STATUS, isErrorCode } from '../../common/errors.js';
 import { tierPrice } from '../../common/pricing.js';
+import { requestAddOnsPrice } from './request-add-ons.js';
 import { TIER_POOLS, type Tier } from '../../common/tiers.js';
 import { jobReference } from '../billing/ledger.js';
 import type { JobSignals } from './job-signals.js';
@@ -81,7 +82,8 @@ export async function failOpenJob(deps: { pool: Db; signals: Pick<JobSignals, 'a
 
 /** Fails the attempt and queues one on `tier`; answers the attempt to dispatch, or null when nothing changed. */
 export async function escalateJob(db: Db, job: JobForTask, failed: AttemptOutcome, tier: Tier): Promise<AttemptRow | null> {
-  const next = { id: randomUUID(), tier, pool: TIER_POOLS[tier], priceMicrocents: tierPrice(tier) };
+  // Every attempt is priced with the request's add-ons, as admission reserved them.
+  const next = { id: randomUUID(), tier, pool: TIER_POOLS[tier], priceMicrocents: tierPrice(tier) + requestAddOnsPrice(job.request) };
   const attemptNumber = await escalateAttempt(db, job.id, failed, next);
   if (attemptNumber === null) return null;
   return { id: next.id, job_id: job.id, attempt_number: attemptNumber, tier, pool: next.pool, price_microcents: next.priceMicrocents };

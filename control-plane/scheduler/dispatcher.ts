@@ -17,6 +17,7 @@ import {
   type PipelineOptions,
   type Task,
 } from '../../proto/gen/trawl/v1/work_pb.js';
+import { locationCountry } from '../scrape/proxy-options.js';
 import { cacheIdentity, cacheTtlSeconds } from '../scrape/result-cache.js';
 import { markAttemptsPublished, type AttemptRow, type Db, type JobForTask } from '../jobs/job-store.js';
 import { createWriteBatcher } from '../jobs/write-batcher.js';
@@ -84,6 +85,12 @@ function fetchPayload(job: JobForTask): Task['payload'] {
       ocr: advanced['ocr'] === true,
       cookies: isStringMap(advanced['cookies']) ? advanced['cookies'] : {},
       sessionCookies: typeof advanced['session_id'] === 'string',
+      premiumProxy: advanced['use_proxy'] === true,
+      ownProxy: advanced['use_own_proxy'] === true,
+      locationCountry: locationCountry(req) ?? '',
+      locationCity: typeof req.location?.['city'] === 'string' ? req.location['city'] : '',
+      headers: req.headers,
+      keepRedirects: req.followRedirects === false,
       // force_refresh skips reading the cache, not filling it.
       ...(req.cache ? { cacheIdentity: cacheIdentity(req, job.account_id) ?? '', cacheTtlS: cacheTtlSeconds(req) } : {}),
       pipeline: pipelineOptions(req, { onlyMainContent: advanced['only_main_content'] !== false }),

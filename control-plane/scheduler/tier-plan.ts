@@ -1,5 +1,5 @@
 import { TrawlError } from '../../common/errors.js';
-import { OCR_PRICE, tierPrice, toCredits, toMicrocents } from '../../common/pricing.js';
+import { addOnsPrice, tierPrice, toCredits, toMicrocents, type AddOn } from '../../common/pricing.js';
 import { BROWSER_TIER, CAPTCHA_TIER, DEFAULT_MAX_TIER, DOCUMENT_POOL, DOCUMENT_TIER, PREMIUM_PROXY_TIER, SLOW_TIER, TIER_ORDER, tierRank as rank } from '../../common/tiers.js';
 
 export interface TierPlanInput {
@@ -15,7 +15,9 @@ export interface TierPlanInput {
   };
   /** advanced.ocr: an image response is read by OCR (on the document pool). */
   ocr?: boolean;
-  /** Tiers with a worker pool deployed. */
+  /** The SPEC 2.5 add-ons the request takes, charged with its successful attempt. */
+  addOns?: readonly AddOn[];
+  /** Tiers with a worker pool deployed; 3.5 when tier 3's pool runs and the premium proxy pool is configured. */
   availableTiers: readonly string[];
   /** Whether the document pool (PDF and OCR) is deployed. */
   documentPool?: boolean;
@@ -34,7 +36,7 @@ export interface TierPlan {
   maxCostMicrocents: number;
   /** The pool every attempt runs on, when it is not the tier's own (TIER_POOLS). */
   pool?: string;
-  /** Charged with the successful attempt on top of its tier's price (the OCR add-on). */
+  /** Charged with the successful attempt on top of its tier's price (the add-ons). */
   addOnMicrocents?: number;
 }
 
@@ -75,7 +77,8 @@ export function planTiers(input: TierPlanInput): TierPlan {
     candidates = [BROWSER_TIER];
   } else {
     const ceiling = input.mode === 'html' ? Math.min(rank(maxTier), rank(HTML_MAX_TIER)) : rank(maxTier);
-    candidates = TIER_ORDER.filter((t) => rank(t) <= ceiling && t !== PREMIUM_PROXY_TIER);
+    // Tier 3.5 joins escalation only where it runs: dropped below with the other tiers not deployed.
+    candidates = TIER_ORDER.filter((t) => rank(t) <= ceiling && (t !== PREMIUM_PROXY_TIER || input.availableTiers.includes(t)));
     if (cc.preferSpeed && !cc.preferCost) {
       candidates = candidates.filter((t) => rank(t) >= rank(SLOW_TIER));
       if (candidates.length === 0) {
@@ -90,11 +93,13 @@ export function planTiers(input: TierPlanInput): TierPlan {
     }
   }
 
+  const addOnMicrocents = addOnsPrice(input.addOns ?? []);
+  const price = (t: string) => tierPrice(t) + addOnMicrocents;
   if (cc.maxCredits !== undefined) {
     const budget = toMicrocents(cc.maxCredits);
-    const affordable = candidates.filter((t) => tierPrice(t) <= budget);
+    const affordable = candidates.filter((t) => price(t) <= budget);
     if (affordable.length === 0) {
-      const cheapest = Math.min(...candidates.map(tierPrice));
+      const cheapest = Math.min(...candidates.map(price));
       throw new TrawlError('EXCEEDS_COST_LIMIT', 'the cheapest tier this request can use costs more than cost_controls.max_credits', {
         max_credits: cc.maxCredits,
         estimated_credits: toCredits(cheapest),
@@ -114,7 +119,7 @@ export function planTiers(input: TierPlanInput): TierPlan {
   const from = learned > 0 ? deployed.slice(learned) : deployed;
   const tiers = cc.failFast ? from.slice(0, 1) : from;
   if (plansCaptchaTier(input, maxTier)) tiers.push(CAPTCHA_TIER);
-  return { tiers, maxCostMicrocents: Math.max(...tiers.map(tierPrice)) };
+  return { tiers, maxCostMicrocents: Math.max(...tiers.map(price)), ...(addOnMicrocents > 0 ? { addOnMicrocents } : {}) };
 }
 
 /**
@@ -153,7 +158,7 @@ function documentPlan(input: TierPlanInput): TierPlan {
       fields: [{ field: 'cost_controls.force_tier', message: `only ${DOCUMENT_TIER} runs ${what}`, code: 'conflict' }],
     });
   }
-  const addOnMicrocents = input.ocr || input.mode === 'ocr' ? OCR_PRICE : 0;
+  const addOnMicrocents = addOnsPrice(input.addOns ?? []);
   const cost = tierPrice(DOCUMENT_TIER) + addOnMicrocents;
   if (cc.maxCredits !== undefined && cost > toMicrocents(cc.maxCredits)) {
     throw new TrawlError('EXCEEDS_COST_LIMIT', `${what} costs more than cost_controls.max_credits`, {

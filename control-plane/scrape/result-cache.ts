@@ -17,7 +17,7 @@ import { ScrapeRequestSchema, ScrapeResultSchema, type ScrapeRequest } from '../
  * mode, formats, extraction and `advanced` options. Fields that only decide
  * how the request runs (sync, timeout, cost controls, caching itself,
  * webhooks) are left out. A request carrying anything private to its account
- * (cookies, a stored session, its own proxy) is also keyed by the account, so
+ * (cookies, a stored session, its own proxy, request headers) is also keyed by the account, so
  * such a result is never served to anyone else.
  */
 
@@ -47,7 +47,8 @@ export function cacheIdentity(request: ScrapeRequest, accountId: string): string
   for (const field of RUN_ONLY_FIELDS) delete fields[field];
   if (Array.isArray(fields['formats'])) fields['formats'] = [...(fields['formats'] as string[])].sort();
   const advanced = (fields['advanced'] ?? {}) as Record<string, JsonValue>;
-  const privateTo = PRIVATE_ADVANCED.some((name) => advanced[name] !== undefined) ? accountId : null;
+  // Request headers may carry credentials (an Authorization header), so they make a result private too.
+  const privateTo = PRIVATE_ADVANCED.some((name) => advanced[name] !== undefined) || Object.keys(request.headers).length > 0 ? accountId : null;
   return createHash('sha256').update(canonical({ request: fields, account: privateTo })).digest('base64url');
 }
 

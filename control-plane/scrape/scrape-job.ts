@@ -1,3 +1,4 @@
+import { addOnsOf } from '../../common/pricing.js';
 import { jobDeadlineMs } from '../../common/limits.js';
 import { TIER_POOLS, type Tier } from '../../common/tiers.js';
 import type { ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
@@ -11,6 +12,7 @@ export function tierPlanInput(request: ScrapeRequest): Omit<TierPlanInput, 'avai
     mode: request.mode,
     renderJs: request.advanced?.['render_js'] === true,
     ocr: request.advanced?.['ocr'] === true,
+    addOns: addOnsOf(request.mode, request.advanced),
     costControls: request.costControls ?? {},
   };
 }

@@ -8,7 +8,8 @@ import { INLINE_BODY_LIMIT_BYTES } from '../../common/limits.js';
 import type { Logger } from '../../common/logger.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 import { SLOW_TIER, tierRank } from '../../common/tiers.js';
-import { EstimateResponseSchema, GetJobResponseSchema, ScrapeService, SubmitResponseSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
+import type { PremiumProxy } from '../../common/proxy-url.js';
+import { EstimateResponseSchema, GetJobResponseSchema, ScrapeService, SubmitResponseSchema, type ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import { callerOf } from '../accounts/caller.js';
 import { answersInBinary } from '../wire-format.js';
 import { admitJob, refuseUnconfiguredPrompt } from '../jobs/admission.js';
@@ -22,6 +23,7 @@ import type { DispatchEntitlement } from '../limits/dispatch-entitlement.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { estimateTiers, firstAttemptPrice, planTiers } from '../scheduler/tier-plan.js';
 import { cookiesForScrape } from '../sessions/session-store.js';
+import { admitProxyOptions, deployedTiers, locationCountry } from './proxy-options.js';
 import { cacheIdentity, readCachedResult } from './result-cache.js';
 import { scrapeJobSpec, tierPlanInput } from './scrape-job.js';
 import type { TierMemory } from './tier-memory.js';
@@ -44,26 +46,33 @@ export interface ScrapeServiceDeps {
   log: Logger;
   /** In-flight and admission-rate limits of the account's tier (SPEC 8.1 rule 5). */
   entitlement: DispatchEntitlement;
-  /** The SSRF guard a webhook_url passes before the job is admitted. */
+  /** The SSRF guard a webhook_url and the caller's own proxy pass before the job is admitted. */
   guard: GuardOptions;
   /** Where the tier that last worked for a host is recalled from. */
   tierMemory: TierMemory;
+  /** The premium proxy pool (use_proxy, tier 3.5). */
+  premiumProxies: readonly PremiumProxy[];
 }
 
 /** Tiers from which a sync request is handed off at once (SPEC 4.1 rule 1): they take long. */
 const isSlowTier = (tier: string) => tierRank(tier) >= tierRank(SLOW_TIER);
 
 export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof ScrapeService> {
+  const planInput = (request: ScrapeRequest) => ({
+    ...tierPlanInput(request),
+    availableTiers: deployedTiers(deps.availableTiers, deps.premiumProxies, locationCountry(request)),
+    documentPool: deps.documentPool,
+  });
   return {
     async submit(req, ctx) {
       const caller = callerOf(ctx);
-      const request = req.request;
-      if (!request || !request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
+      if (!req.request || !req.request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
+      const { request, ownProxyUrl } = await admitProxyOptions(req.request, { premium: deps.premiumProxies, guard: deps.guard });
       if (request.extractionSchema !== undefined) validateExtractionSchema(request.extractionSchema);
       refuseUnconfiguredPrompt(request.extractionPrompt, deps.llmConfigured);
       if (request.webhookUrl) await checkWebhookTarget(request.webhookUrl, deps.guard);
       const learnedTier = await deps.tierMemory.recall(caller.accountId, request.url);
-      const plan = planTiers({ ...tierPlanInput(request), availableTiers: deps.availableTiers, documentPool: deps.documentPool, learnedTier });
+      const plan = planTiers({ ...planInput(request), learnedTier });
       const jobId = randomUUID();
       const identity = request.cache && !request.forceRefresh ? cacheIdentity(request, caller.accountId) : null;
       const hit = identity ? await readCachedResult(deps.redis, deps.keys, identity) : null;
@@ -85,9 +94,10 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
         typeof sessionId === 'string'
           ? { key: deps.keys.sessionCookies(jobId), value: JSON.stringify(await cookiesForScrape(deps.pool, deps.masterKeyHex, caller.accountId, sessionId, request.url)) }
           : undefined;
+      const ownProxy = ownProxyUrl ? { key: deps.keys.ownProxy(jobId), value: ownProxyUrl } : undefined;
       const spec = scrapeJobSpec(request, plan, { id: jobId, ...(parked ? { inputKey: parked.key } : {}) });
       const admitted = await deps.entitlement.dispatch(ctx, caller, [jobId], spec.deadline, () =>
-        admitWithInput(deps.redis, [parked, cookies].filter((i) => i !== undefined), () => admitJob(deps.pool, caller, spec, req.requestId)),
+        admitWithInput(deps.redis, [parked, cookies, ownProxy].filter((i) => i !== undefined), () => admitJob(deps.pool, caller, spec, req.requestId)),
       );
       const handOffEarly = request.syncPolicy !== 'wait_until_deadline';
       const waitHere = req.wait && !(handOffEarly && isSlowTier(admitted.attempt.tier));
@@ -100,13 +110,14 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
 
     async estimate(req) {
       if (!req.request || !req.request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
-      const { plan, runnable } = estimateTiers({ ...tierPlanInput(req.request), availableTiers: deps.availableTiers, documentPool: deps.documentPool });
+      const input = planInput(req.request);
+      const { plan, runnable } = estimateTiers(input);
       return create(EstimateResponseSchema, {
         tiers: plan.tiers,
         estimatedMicrocents: BigInt(firstAttemptPrice(plan)),
         maxPossibleMicrocents: BigInt(plan.maxCostMicrocents),
         runnable,
-        availableTiers: [...deps.availableTiers],
+        availableTiers: [...input.availableTiers],
       });
     },
 

@@ -27,7 +27,8 @@ export interface IsolatedStack {
   redis: Redis;
   /** Sends a signal to a running role (e.g. SIGKILL a worker mid-job); resolves with its exit code once it exits. */
   kill(role: Role, signal: NodeJS.Signals): Promise<number | null>;
-  start(role: Role): Promise<void>;
+  /** Starts a role, with settings of its own on top of the stack's when given (a restart with another configuration). */
+  start(role: Role, env?: NodeJS.ProcessEnv): Promise<void>;
   running(role: Role): boolean;
   /** Lines the processes printed, for diagnosing a failed test. */
   output: string[];
@@ -103,8 +104,8 @@ export async function bootIsolatedStack(opts: IsolatedStackOptions): Promise<Iso
     if (output.length > 5_000) output.splice(0, 1_000);
     if (process.env.TRAWL_TEST_VERBOSE) process.stderr.write(`${role} | ${line}\n`);
   };
-  const start = async (role: Role) => {
-    processes.set(role, startRole(role, env, record));
+  const start = async (role: Role, extra: NodeJS.ProcessEnv = {}) => {
+    processes.set(role, startRole(role, { ...env, ...extra }, record));
   };
   for (const role of Object.keys(ROLES) as Role[]) await start(role);
 

@@ -49,6 +49,7 @@ describe('ScrapeService behind the control-plane interceptors', function () {
       entitlement: UNLIMITED_DISPATCH,
       guard: { allowPrivate: false, allowCidrs: ['127.0.0.1/32'] },
       tierMemory: createTierMemory({ redis: over.redis ?? ctx.services.redis, keys: ctx.services.keys, ttlSeconds: 60 }),
+      premiumProxies: [],
     };
     const transport = createRouterTransport((router) => router.service(ScrapeService, createScrapeService(deps)), {
       transport: { useBinaryFormat: !over.json },

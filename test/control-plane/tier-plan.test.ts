@@ -3,8 +3,8 @@ import { TrawlError } from '../../common/errors.js';
 import { nextTier } from '../../common/tier-escalation.js';
 import { estimateTiers, firstAttemptPrice, planTiers } from '../../control-plane/scheduler/tier-plan.js';
 
-/** Every tier but captcha solving (a deployment without a solver). */
-const ALL = ['1', '2', '3', '3.5', '4'];
+/** Every tier but captcha solving (a deployment without a solver) and 3.5 (no premium proxy network). */
+const ALL = ['1', '2', '3', '4'];
 const WITH_CAPTCHA = [...ALL, '5'];
 
 function planError(fn: () => unknown): TrawlError {
@@ -24,6 +24,25 @@ describe('tier planning', () => {
     expect(plan.maxCostMicrocents).to.equal(4_000);
   });
 
+  it('plans tier 3.5 between 3 and 4 where it is deployed (a premium proxy network is configured)', () => {
+    const plan = planTiers({ mode: 'auto', renderJs: false, costControls: {}, availableTiers: [...ALL, '3.5'] });
+    expect(plan.tiers).to.deep.equal(['1', '2', '3', '3.5', '4']);
+    expect(planTiers({ mode: 'auto', renderJs: false, costControls: { maxTier: '3.5' }, availableTiers: [...ALL, '3.5'] }).tiers).to.deep.equal(['1', '2', '3', '3.5']);
+    expect(planError(() => planTiers({ mode: 'auto', renderJs: false, costControls: { forceTier: '3.5' }, availableTiers: ALL })).code).to.equal('SERVICE_UNAVAILABLE');
+  });
+
+  it('adds the add-ons to every tier: the reservation, max_credits and the first attempt', () => {
+    const plan = planTiers({ mode: 'auto', renderJs: true, costControls: {}, availableTiers: ALL, addOns: ['screenshot', 'generate_pdf'] });
+    expect(plan).to.deep.equal({ tiers: ['4'], maxCostMicrocents: 4_600, addOnMicrocents: 600 });
+    expect(firstAttemptPrice(plan)).to.equal(4_600);
+    const proxied = planTiers({ mode: 'auto', renderJs: false, costControls: { maxCredits: 2.5 }, availableTiers: ALL, addOns: ['use_proxy'] });
+    expect(proxied.tiers).to.deep.equal(['1', '2']);
+    expect(proxied.maxCostMicrocents).to.equal(500);
+    const err = planError(() => planTiers({ mode: 'auto', renderJs: false, costControls: { maxCredits: 4 }, availableTiers: ALL, addOns: ['use_own_proxy'] }));
+    expect(err.code).to.equal('EXCEEDS_COST_LIMIT');
+    expect(err.details).to.include({ estimated_credits: 5 });
+  });
+
   it('plans only deployed tiers', () => {
     const plan = planTiers({ mode: 'auto', renderJs: false, costControls: {}, availableTiers: ['1'] });
     expect(plan).to.deep.equal({ tiers: ['1'], maxCostMicrocents: 200 });
@@ -40,7 +59,7 @@ describe('tier planning', () => {
   });
 
   it('honours force_tier, including 3.5, and refuses it above max_tier', () => {
-    expect(planTiers({ mode: 'auto', renderJs: false, costControls: { forceTier: '3.5' }, availableTiers: ALL })).to.deep.equal({
+    expect(planTiers({ mode: 'auto', renderJs: false, costControls: { forceTier: '3.5' }, availableTiers: [...ALL, '3.5'] })).to.deep.equal({
       tiers: ['3.5'],
       maxCostMicrocents: 2_500,
     });
@@ -106,10 +125,10 @@ describe('tier planning', () => {
 
     it('runs one tier-1 attempt on the document pool, with the OCR add-on for images', () => {
       expect(doc({})).to.deep.equal({ tiers: ['1'], maxCostMicrocents: 200, pool: 'document', addOnMicrocents: 0 });
-      const ocr = doc({ mode: 'ocr' });
+      const ocr = doc({ mode: 'ocr', addOns: ['ocr'] });
       expect(ocr).to.deep.equal({ tiers: ['1'], maxCostMicrocents: 1_200, pool: 'document', addOnMicrocents: 1_000 });
       expect(firstAttemptPrice(ocr)).to.equal(1_200);
-      expect(doc({ mode: 'auto', ocr: true })).to.include({ pool: 'document', maxCostMicrocents: 1_200 });
+      expect(doc({ mode: 'auto', ocr: true, addOns: ['ocr'] })).to.include({ pool: 'document', maxCostMicrocents: 1_200 });
     });
 
     it('refuses the browser, another forced tier and a max_credits below the price', () => {
@@ -121,15 +140,15 @@ describe('tier planning', () => {
       });
       expect(planError(() => doc({ mode: 'js', ocr: true })).code).to.equal('VALIDATION_ERROR');
       expect(planError(() => doc({ costControls: { forceTier: '4' } })).code).to.equal('VALIDATION_ERROR');
-      expect(doc({ costControls: { forceTier: '1', maxCredits: 6 }, mode: 'ocr' }).tiers).to.deep.equal(['1']);
-      const over = planError(() => doc({ mode: 'ocr', costControls: { maxCredits: 5.5 } }));
+      expect(doc({ costControls: { forceTier: '1', maxCredits: 6 }, mode: 'ocr', addOns: ['ocr'] }).tiers).to.deep.equal(['1']);
+      const over = planError(() => doc({ mode: 'ocr', costControls: { maxCredits: 5.5 }, addOns: ['ocr'] }));
       expect(over.code).to.equal('EXCEEDS_COST_LIMIT');
       expect(over.details).to.deep.equal({ max_credits: 5.5, estimated_credits: 6 });
     });
 
     it('answers SERVICE_UNAVAILABLE without the pool, and estimates such a request as not runnable', () => {
       expect(planError(() => doc({ documentPool: false })).code).to.equal('SERVICE_UNAVAILABLE');
-      const { plan, runnable } = estimateTiers({ mode: 'ocr', renderJs: false, costControls: {}, availableTiers: ['1'], documentPool: false });
+      const { plan, runnable } = estimateTiers({ mode: 'ocr', renderJs: false, costControls: {}, availableTiers: ['1'], documentPool: false, addOns: ['ocr'] });
       expect(runnable).to.equal(false);
       expect(firstAttemptPrice(plan)).to.equal(1_200);
     });

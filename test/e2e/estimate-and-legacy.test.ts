@@ -99,11 +99,11 @@ describe('POST /api/v1/scrape/estimate and the deprecated per-mode routes', func
       expectDeprecation(res, '/api/v1/scrape/pdf');
     });
 
-    it('refuses the old knobs the unified fetch does not have instead of ignoring them', async () => {
-      const headers = await post('/api/v1/scrape/light', { url: 'https://example.com/', headers: { 'X-Custom': '1' } });
+    it('validates the old fetch knobs: hop-by-hop headers are refused, and js cannot keep redirects', async () => {
+      const headers = await post('/api/v1/scrape/light', { url: 'https://example.com/', headers: { Connection: 'close' } });
       expect(headers.status).to.equal(400);
-      expect(headers.body.details.fields.map((f: { field: string }) => f.field)).to.include('headers');
-      const redirects = await post('/api/v1/scrape/light', { url: 'https://example.com/', follow_redirects: false });
+      expect(headers.body.details.fields.map((f: { field: string }) => f.field).join(' ')).to.contain('headers');
+      const redirects = await post('/api/v1/scrape/js', { url: 'https://example.com/', follow_redirects: false });
       expect(redirects.status).to.equal(400);
       expect(redirects.body.details.fields.map((f: { field: string }) => f.field)).to.include('follow_redirects');
     });

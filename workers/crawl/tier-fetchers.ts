@@ -102,7 +102,7 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
         return fetchPage({ url: req.url, method: 'GET', ...(req.headers ? { headers: req.headers } : {}), timeoutMs: req.timeoutMs, signal: req.signal }, fetchConfig);
       }
       const loader = await loaderFor(tier);
-      return loader.load({ url: req.url, method: 'GET', body: undefined, contentType: '', timeoutMs: req.timeoutMs, signal: req.signal, cookies: {}, acceptMimes: [] }, req.browser);
+      return loader.load({ url: req.url, method: 'GET', body: undefined, contentType: '', timeoutMs: req.timeoutMs, signal: req.signal, cookies: {}, acceptMimes: [], headers: req.headers ?? {}, followRedirects: true }, req.browser);
     },
 
     async close() {

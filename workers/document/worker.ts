@@ -1,7 +1,6 @@
 import type { DocumentCapabilities } from '../../common/document-capabilities.js';
 import { DOCUMENT_POOL } from '../../common/tiers.js';
-import { baseFetchConfig, runFetchTier } from '../fetching/fetch-tier-worker.js';
-import { fetchPage } from '../fetching/http-fetcher.js';
+import { baseFetchConfig, runFetchTier, undiciPageFetcher } from '../fetching/fetch-tier-worker.js';
 import { createGuardedDispatcher } from '../../common/ssrf-guard.js';
 import { createTesseract } from './ocr.js';
 
@@ -22,7 +21,7 @@ await runFetchTier(DOCUMENT_POOL, { detectShells: false }, async ({ config, log 
       return { ocr_engine: '', ocr_languages: [] };
     });
   return {
-    fetch: (req) => fetchPage(req, fetchConfig),
+    fetch: undiciPageFetcher(fetchConfig),
     pipelineBudgetMs: config.worker.documentBudgetMs,
     ocr: { engine, budgetMs: config.worker.documentBudgetMs },
     capabilities: { ...capabilities },

@@ -2,7 +2,8 @@ import type { TrawlConfig } from '../../common/config.js';
 import { contentPipelineFromConfig } from '../pipeline/content-pipeline.js';
 import { createDomainLease } from '../runtime/domain-lease.js';
 import { runWorker, type WorkerContext } from '../runtime/run-worker.js';
-import { MAX_REDIRECTS, type FetchConfig } from './http-fetcher.js';
+import { Socks5ProxyAgent } from 'undici';
+import { fetchPage, MAX_REDIRECTS, type FetchConfig } from './http-fetcher.js';
 import { createFetchWork, type FetchWorkDeps, type PageFetcher } from './leased-fetch-work.js';
 
 /** A fetch tier's own client, made once per process. */
@@ -22,6 +23,23 @@ export interface TierClient {
 /** The fetch settings every HTTP tier starts from. */
 export function baseFetchConfig(config: TrawlConfig): Omit<FetchConfig, 'dispatcher' | 'transport'> {
   return { guard: config.ssrf, maxBytes: config.worker.maxBytes, maxRedirects: MAX_REDIRECTS, userAgent: config.worker.userAgent };
+}
+
+/**
+ * The fetcher of the tiers that use undici (tier 1, the document pool): the
+ * process's guarded dispatcher, or for an attempt through an upstream proxy
+ * an agent speaking SOCKS5 to the attempt's guarded proxy (proxy-route.ts).
+ */
+export function undiciPageFetcher(config: FetchConfig): PageFetcher {
+  return async (req) => {
+    if (!req.proxyUrl) return fetchPage(req, config);
+    const dispatcher = new Socks5ProxyAgent(req.proxyUrl);
+    try {
+      return await fetchPage(req, { ...config, dispatcher });
+    } finally {
+      void dispatcher.destroy().catch(() => undefined);
+    }
+  };
 }
 
 /**
@@ -48,6 +66,7 @@ export async function runFetchTier(
           keyPrefix: keys.domainLeasePrefix,
         }),
         fetch: client.fetch,
+        proxies: { premium: config.premiumProxies, guard: config.ssrf, readOwnProxy: (jobId) => redis.get(keys.ownProxy(jobId)) },
         pipeline,
         workerId,
         detectShells: opts.detectShells,

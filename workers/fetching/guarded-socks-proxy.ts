@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { isUrlNotAllowedError } from '../../common/ssrf-guard.js';
+import { whenConnected } from './upstream-tunnel.js';
 
 /**
  * A SOCKS5 proxy on the loopback interface through which the clients that
@@ -25,6 +26,11 @@ export interface GuardedSocksProxy {
 export interface GuardedSocksProxyDeps {
   /** Opens a guarded connection (createGuardedConnect). */
   connect(host: string, port: number): net.Socket;
+  /**
+   * Opens the connection some other way, instead of `connect`: through an
+   * upstream proxy (proxy-route.ts), after judging the host itself.
+   */
+  open?(host: string, port: number): Promise<net.Socket>;
   /** Told of every refusal: the host the client asked for. */
   onRefused?(host: string): void;
 }
@@ -153,8 +159,8 @@ function serve(client: net.Socket, deps: GuardedSocksProxyDeps, countRefusal: ()
     client.off('data', onData);
     client.pause();
     const early = buffered.subarray(dest.length);
-    const upstream = deps.connect(dest.host, dest.port);
-    upstream.once('connect', () => {
+    const opening = deps.open ? deps.open(dest.host, dest.port) : whenConnected(deps.connect(dest.host, dest.port), 'connect');
+    opening.then((upstream) => {
       client.setTimeout(0);
       upstream.setNoDelay(true);
       client.write(reply(REPLY.succeeded));
@@ -165,15 +171,12 @@ function serve(client: net.Socket, deps: GuardedSocksProxyDeps, countRefusal: ()
       upstream.on('error', () => client.destroy());
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
-    });
-    upstream.once('error', (err) => {
-      if (upstream.connecting || upstream.bytesWritten === 0) {
-        if (isUrlNotAllowedError(err)) {
-          countRefusal();
-          deps.onRefused?.(dest.host);
-        }
-        refuse(reply(replyForError(err)));
+    }, (err: unknown) => {
+      if (isUrlNotAllowedError(err)) {
+        countRefusal();
+        deps.onRefused?.(dest.host);
       }
+      refuse(reply(replyForError(err)));
     });
   };
   client.on('data', onData);

@@ -7,6 +7,7 @@ import { isTextualMime, parseContentType, sniffMime, SNIFF_BYTES } from './conte
 import type { FetchFailure, FetchOutcome, FetchTimings } from './fetch-result.js';
 import { classifyFetchError } from './network-errors.js';
 import { refusalCaptcha } from './page-walls.js';
+import { RESERVED_REQUEST_HEADERS } from '../../common/request-headers.js';
 import { assertUrlAllowed, createGuardedDispatcher, type GuardOptions } from '../../common/ssrf-guard.js';
 
 export interface FetchRequest {
@@ -25,6 +26,8 @@ export interface FetchRequest {
   acceptMimes?: readonly string[];
   /** Cookies for the target's origin, sent as a Cookie header that a redirect to another origin drops. */
   cookies?: Record<string, string>;
+  /** false: a redirect is the answer (its status and Location header), not followed. */
+  followRedirects?: boolean;
 }
 
 export interface FetchConfig {
@@ -69,24 +72,6 @@ const DEFAULT_HEADERS: Record<string, string> = {
   'accept-language': 'en-US,en;q=0.9',
 };
 
-/**
- * Headers a caller may not set: connection management belongs to the client,
- * and accept-encoding must name only what the body reader can decode.
- */
-const RESERVED_HEADERS: ReadonlySet<string> = new Set([
-  'host',
-  'connection',
-  'keep-alive',
-  'content-length',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'expect',
-  'accept-encoding',
-  'proxy-connection',
-]);
-
 /** Credentials meant for one origin are not sent on to another, as browsers do on redirects. */
 const ORIGIN_BOUND_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
@@ -94,7 +79,7 @@ function requestHeaders(req: FetchRequest, config: FetchConfig): Record<string, 
   const headers: Record<string, string> = config.transport ? {} : { 'user-agent': config.userAgent, ...DEFAULT_HEADERS };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
     const lower = name.toLowerCase();
-    if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
+    if (!RESERVED_REQUEST_HEADERS.has(lower)) headers[lower] = value;
   }
   const cookies = Object.entries(req.cookies ?? {});
   // Names and values were checked for header-safe characters when they were accepted.
@@ -237,7 +222,7 @@ export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise
       const responseHeaders = flattenHeaders(res.headers);
 
       const location = responseHeaders['location'];
-      if (REDIRECT_STATUSES.has(res.statusCode) && location !== undefined) {
+      if (REDIRECT_STATUSES.has(res.statusCode) && location !== undefined && req.followRedirects !== false) {
         discard(res.body);
         let next: URL;
         try {

@@ -10,6 +10,9 @@ import { acceptedDocumentMimes, documentKind, PDF_MIME, type DocumentKind } from
 import type { FetchedPage, FetchOutcome } from './fetch-result.js';
 import { isJavaScriptShell, SHELL_SCAN_BYTES } from './js-shell-detector.js';
 import { detectWall, WALL_SCAN_CHARS, type PageWall } from './page-walls.js';
+import type { GuardedSocksProxy } from './guarded-socks-proxy.js';
+import { createPremiumRotation, routeFor, startRouteProxy, type ProxyRouteDeps } from './proxy-route.js';
+import { acceptLanguageFor, countryProfile, type CountryProfile } from '../../common/locations.js';
 
 /** One fetch as a tier makes it: the task, with the body read and the time left. */
 export interface PageRequest {
@@ -23,6 +26,14 @@ export interface PageRequest {
   cookies: Record<string, string>;
   /** Media types read besides the textual ones (PDFs and images, by the request's mode). */
   acceptMimes: readonly string[];
+  /** Request headers for the target: the caller's, and Accept-Language for a location. */
+  headers: Record<string, string>;
+  /** false: a redirect is the answer. */
+  followRedirects: boolean;
+  /** location: what the browser tiers present (locale, time zone, geolocation). */
+  location?: CountryProfile;
+  /** The attempt's own guarded SOCKS5 proxy, sending through an upstream proxy (proxy-route.ts); absent: the tier connects as usual. */
+  proxyUrl?: string;
 }
 
 /** How a tier fetches a page: undici, impit or the browser. Never throws for a target's behaviour. */
@@ -41,6 +52,8 @@ export interface FetchWorkDeps {
   workerId: string;
   /** Whether this tier's answers are checked for JavaScript-only shells (the HTTP tiers). */
   detectShells: boolean;
+  /** Upstream proxies: the premium pool, the guard, and where a caller's own proxy URL waits. */
+  proxies: ProxyRouteDeps;
 }
 
 /** What a successful fetch is besides a page, for the control plane to act on (AttemptReport.classification). */
@@ -53,6 +66,10 @@ export function classifyPage(page: FetchedPage, detectShells: boolean): string {
 function wallOf(page: FetchedPage, requestedUrl: string): PageWall | null {
   if (page.contentType !== 'text/html') return null;
   return detectWall({ html: decodeText(page.body.subarray(0, WALL_SCAN_CHARS), page.charset), requestedUrl, finalUrl: page.finalUrl });
+}
+
+function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 /** How often a held domain slot is extended while its fetch runs. */
@@ -71,6 +88,7 @@ function refusedByMode(mode: string, kind: DocumentKind, contentType: string): s
  * (a PDF read into HTML on the pipeline's thread, an image read by OCR first).
  */
 export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', FetchedPage & { document: DocumentKind }> {
+  const pickPremium = createPremiumRotation();
   return {
     payload: 'fetch',
     processFailureCode: 'EXTRACTION_FAILED',
@@ -117,7 +135,11 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       // A failed refresh (a Redis blip) only risks the slot expiring early; it must not take the worker down.
       const keepAlive = setInterval(() => void lease.refresh().catch(() => undefined), LEASE_REFRESH_MS);
       let outcome;
+      let routeProxy: GuardedSocksProxy | undefined;
       try {
+        const route = await routeFor(task, scope.ref.tier, scope.ref.jobId, { ...deps.proxies, pick: pickPremium });
+        if (route) routeProxy = await startRouteProxy(route, deps.proxies.guard);
+        const location = task.locationCountry ? countryProfile(task.locationCountry) : undefined;
         outcome = await deps.fetch(
           {
             url: task.url,
@@ -128,12 +150,18 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
             signal: scope.signal,
             cookies,
             acceptMimes: acceptedDocumentMimes(task.mode, task.ocr),
+            // A caller's own Accept-Language wins over the location's.
+            headers: { ...(location ? { 'accept-language': acceptLanguageFor(location) } : {}), ...lowerCaseNames(task.headers) },
+            followRedirects: !task.keepRedirects,
+            ...(location ? { location } : {}),
+            ...(routeProxy ? { proxyUrl: routeProxy.url } : {}),
           },
           task,
         );
       } finally {
         clearInterval(keepAlive);
         release();
+        await routeProxy?.close();
       }
       const fetchMs = BigInt(Date.now() - started);
       if (outcome.kind === 'failed') {

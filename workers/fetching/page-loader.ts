@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page, Response } from 'playwright-core';
 import type { ArtifactExtension } from '../../common/artifacts.js';
 import { WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } from '../../common/limits.js';
 import type { BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
@@ -51,8 +51,9 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
   try {
     assertUrlAllowed(new URL(req.url), deps.guard);
     const browser = await deps.browser();
-    context = await browser.newContext({ ...deps.profile.context(browser.version()), serviceWorkers: 'block', acceptDownloads: false });
+    context = await browser.newContext({ ...contextOptions(deps.profile.context(browser.version()), req), serviceWorkers: 'block', acceptDownloads: false });
     if (deps.profile.initScript) await context.addInitScript(deps.profile.initScript);
+    if (req.location) await context.addInitScript(languagesScript(req.location.locale));
     const cookies = Object.entries(req.cookies);
     if (cookies.length > 0) await context.addCookies(cookies.map(([name, value]) => ({ name, value, url: req.url })));
     await context.route(
@@ -60,6 +61,7 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
       createRequestFilter({
         guard: deps.guard,
         loadImages: options?.screenshot === true,
+        originHeaders: { origin: new URL(req.url).origin, headers: req.headers },
         onRefused: (url, isNavigation) => {
           if (isNavigation) refusedNavigation ??= url;
         },
@@ -145,6 +147,29 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
   } finally {
     await context?.close().catch(() => undefined);
   }
+}
+
+/**
+ * The profile's context with the attempt's own settings: the location's
+ * locale, time zone and geolocation, and the attempt's guarded proxy when it
+ * goes through an upstream proxy. (The caller's headers go only to the
+ * target's origin, through the request filter.)
+ */
+function contextOptions(profile: BrowserContextOptions, req: PageRequest): BrowserContextOptions {
+  const location = req.location;
+  return {
+    ...profile,
+    ...(location
+      ? { locale: location.locale, timezoneId: location.timezone, geolocation: { latitude: location.latitude, longitude: location.longitude }, permissions: ['geolocation'] }
+      : {}),
+    ...(req.proxyUrl ? { proxy: { server: req.proxyUrl } } : {}),
+  };
+}
+
+/** navigator.languages agreeing with the location's locale (the stealth profile fixes them otherwise). */
+function languagesScript(locale: string): string {
+  const languages = JSON.stringify([locale, locale.split('-')[0]]);
+  return `Object.defineProperty(Navigator.prototype, 'languages', { get: () => Object.freeze(${languages}), configurable: true });`;
 }
 
 /** The screenshot (the full page, PNG) and PDF (print layout with backgrounds) the caller asked for, kept and linked. */

@@ -46,6 +46,8 @@ export interface RequestFilterOptions {
   loadImages: boolean;
   /** Told of a URL the guard refused. */
   onRefused(url: string, isNavigation: boolean): void;
+  /** The caller's request headers, added to the requests to the target's origin only (never to third parties). */
+  originHeaders?: { origin: string; headers: Record<string, string> };
 }
 
 /** The route handler every context installs for all its requests. */
@@ -66,6 +68,8 @@ export function createRequestFilter(opts: RequestFilterOptions): (route: Route) 
     if (SKIPPED_TYPES.has(type) || (type === 'image' && !opts.loadImages) || isTrackerHost(parsed.hostname)) {
       return route.abort('blockedbyclient');
     }
+    const own = opts.originHeaders;
+    if (own && parsed.origin === own.origin && Object.keys(own.headers).length > 0) return route.continue({ headers: { ...request.headers(), ...own.headers } });
     return route.continue();
   };
 }

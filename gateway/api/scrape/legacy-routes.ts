@@ -19,6 +19,14 @@ interface LegacyRoute {
   toUnified(body: Record<string, unknown>): Record<string, unknown>;
 }
 
+/** What the old page-fetching routes (js and light) share: their fetch knobs, as unified fields. */
+function pageFetchFields(b: Record<string, unknown>): Record<string, unknown> {
+  return {
+    url: b['url'], timeout: b['timeout'], force_refresh: b['force_refresh'], include_raw_html: b['include_raw_html'], formats: ['markdown'],
+    follow_redirects: b['follow_redirects'], ...(b['headers'] ? { headers: b['headers'] } : {}),
+  };
+}
+
 const LEGACY_ROUTES: LegacyRoute[] = [
   {
     name: 'js',
@@ -26,8 +34,8 @@ const LEGACY_ROUTES: LegacyRoute[] = [
     runs: 'mode "js" with advanced.render_js on the browser pool, waiting for the result (sync_policy wait_until_deadline)',
     // The old route answered with the result; a browser job is not handed off early.
     toUnified: (b) => ({
-      url: b['url'], mode: 'js', sync_policy: 'wait_until_deadline', timeout: b['timeout'], force_refresh: b['force_refresh'], include_raw_html: b['include_raw_html'],
-      formats: ['markdown'], wait_until: b['wait_until'], ...(b['wait_for'] ? { wait_for: b['wait_for'] } : {}),
+      ...pageFetchFields(b), mode: 'js', sync_policy: 'wait_until_deadline',
+      wait_until: b['wait_until'], ...(b['wait_for'] ? { wait_for: b['wait_for'] } : {}),
       advanced: { render_js: true, ...(b['screenshot'] ? { screenshot: true } : {}) },
     }),
   },
@@ -35,7 +43,7 @@ const LEGACY_ROUTES: LegacyRoute[] = [
     name: 'light',
     schema: LegacyLightRequest,
     runs: 'mode "html"',
-    toUnified: (b) => ({ url: b['url'], mode: 'html', timeout: b['timeout'], force_refresh: b['force_refresh'], include_raw_html: b['include_raw_html'], formats: ['markdown'] }),
+    toUnified: (b) => ({ ...pageFetchFields(b), mode: 'html' }),
   },
   {
     name: 'ocr',

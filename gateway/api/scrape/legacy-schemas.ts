@@ -1,17 +1,6 @@
 import { z } from 'zod';
-import { HttpUrl } from '../shared/fields.js';
+import { HttpUrl, RequestHeaders } from '../shared/fields.js';
 import { FetchTimeout, OCR_LANGUAGES, OCR_LANGUAGES_MESSAGE } from './schemas.js';
-
-// The unified fetch sends its own browser-like headers and always follows redirects (each hop checked by the
-// SSRF guard); the old routes' knobs for these are refused rather than silently ignored.
-const noCustomHeaders = z
-  .record(z.string(), z.string())
-  .refine((h) => Object.keys(h).length === 0, 'custom request headers are not supported; use POST /api/v1/scrape')
-  .optional();
-const alwaysFollowRedirects = z
-  .boolean()
-  .refine((v) => v, 'redirects are always followed; use POST /api/v1/scrape')
-  .default(true);
 
 const legacyCommon = {
   url: HttpUrl,
@@ -23,8 +12,8 @@ const legacyCommon = {
 const legacyPageFetch = {
   ...legacyCommon,
   method: z.literal('GET').default('GET'),
-  headers: noCustomHeaders,
-  follow_redirects: alwaysFollowRedirects,
+  headers: RequestHeaders.optional(),
+  follow_redirects: z.boolean().default(true),
   include_raw_html: z.boolean().default(false),
 };
 

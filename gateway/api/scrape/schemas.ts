@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { CACHE_TTL_DEFAULT_S, CACHE_TTL_MAX_S, CACHE_TTL_MIN_S, DEFAULT_FETCH_TIMEOUT_S, MAX_SCRAPE_PROMPT_CHARS, MAX_TARGET_REQUEST_BODY_BYTES, sizeLabel } from '../../../common/limits.js';
+import { COUNTRY_PROFILES } from '../../../common/locations.js';
+import { parseProxyUrl } from '../../../common/proxy-url.js';
 import { CALLER_TIERS } from '../../../common/tiers.js';
 import { Billing } from '../shared/billing.js';
-import { CookieMap, ExtractionSchema, formatList, HttpsUrl, HttpUrl, promptText, RagOptions } from '../shared/fields.js';
+import { CookieMap, ExtractionSchema, formatList, HttpsUrl, HttpUrl, promptText, RagOptions, RequestHeaders } from '../shared/fields.js';
 
 /** Seconds a fetch may take. */
 export const FetchTimeout = z.number().int().min(1).max(300).default(DEFAULT_FETCH_TIMEOUT_S);
@@ -27,11 +29,27 @@ export const Advanced = z
       .regex(OCR_LANGUAGES, OCR_LANGUAGES_MESSAGE)
       .optional()
       .meta({ description: 'Languages OCR reads, as Tesseract codes joined by + (default eng). Used with mode ocr or advanced.ocr.' }),
-    use_proxy: z.boolean().optional(),
+    use_proxy: z.boolean().optional().meta({
+      description:
+        "Every connection leaves through the service's premium proxy network (of location.country when set); +1 credit. 400 when the service has none configured.",
+    }),
     markdown: z.boolean().optional(),
     wait_condition: z.enum(['domcontentloaded', 'networkidle', 'load']).optional(),
     remove_cookie_banners: z.boolean().optional().meta({ description: 'Browser tier: consent banners are removed before the page is read. Default true.' }),
-    use_own_proxy: z.string().optional().meta({ description: 'Proxy URL, e.g. http://user:pass@host:port.' }),
+    use_own_proxy: z.boolean().optional().meta({ description: 'Every connection leaves through your proxy, proxy_url; +4 credits ($0.0008).' }),
+    proxy_url: z
+      .string()
+      .max(2_000)
+      .superRefine((text, ctx) => {
+        const parsed = parseProxyUrl(text);
+        if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: `proxy_url ${parsed}` });
+      })
+      .optional()
+      .meta({
+        description:
+          'With use_own_proxy: your proxy, http://user:pass@host:port, https://… (TLS to the proxy) or socks5://user:pass@host:port. ' +
+          'Its address must be a public internet address (URL_NOT_ALLOWED otherwise). Never stored with the job nor shown back.',
+      }),
     scroll_to_load: z.boolean().optional(),
     session_id: z.uuid().optional(),
     cookies: CookieMap.optional().meta({ description: "Cookies sent to the target's origin by every tier (the browser sets them before it loads); not with session_id." }),
@@ -43,6 +61,15 @@ export const Advanced = z
       if (a[field] === true && a.render_js !== true) {
         ctx.addIssue({ code: 'custom', path: [field], message: `${field} requires render_js: true` });
       }
+    }
+    if (a.use_own_proxy === true && a.proxy_url === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['proxy_url'], message: 'use_own_proxy needs proxy_url' });
+    }
+    if (a.proxy_url !== undefined && a.use_own_proxy !== true) {
+      ctx.addIssue({ code: 'custom', path: ['proxy_url'], message: 'proxy_url is used only with use_own_proxy: true' });
+    }
+    if (a.use_own_proxy === true && a.use_proxy === true) {
+      ctx.addIssue({ code: 'custom', path: ['use_own_proxy'], message: 'use_proxy and use_own_proxy cannot be sent together' });
     }
     if (a.session_id !== undefined && a.cookies !== undefined) {
       ctx.addIssue({
@@ -99,11 +126,24 @@ export const ScrapeRequest = z
     webhook_url: HttpsUrl.optional(),
     location: z
       .object({
-        country: z.string().regex(/^[A-Za-z]{2}$/, 'an ISO 3166-1 alpha-2 code'),
+        country: z
+          .string()
+          .regex(/^[A-Za-z]{2}$/, 'an ISO 3166-1 alpha-2 code')
+          .refine((c) => COUNTRY_PROFILES[c.toUpperCase()] !== undefined, 'a country code this service supports (docs/api.md, Location)')
+          .transform((c) => c.toUpperCase()),
         city: z.string().min(1).max(100).optional(),
       })
       .strict()
-      .optional(),
+      .optional()
+      .meta({
+        description:
+          "Geo-targeting. country sets Accept-Language on every tier and the browser's locale, time zone and geolocation; with use_proxy " +
+          '(or on tier 3.5) the premium proxy is one of that country. city is recorded with the request and narrows nothing yet.',
+      }),
+    headers: RequestHeaders.optional(),
+    follow_redirects: z.boolean().default(true).meta({
+      description: 'false: a redirect is not followed; its 3xx answer is the result (status_code, headers.location). HTTP tiers only: not with render_js or mode js.',
+    }),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']).default('GET'),
     body: z
       .string()
@@ -116,6 +156,9 @@ export const ScrapeRequest = z
   .superRefine((r, ctx) => {
     if (r.sync_policy === 'wait_until_deadline' && !r.sync) {
       ctx.addIssue({ code: 'custom', path: ['sync_policy'], message: 'wait_until_deadline requires sync: true' });
+    }
+    if (!r.follow_redirects && (r.mode === 'js' || r.advanced?.render_js === true)) {
+      ctx.addIssue({ code: 'custom', path: ['follow_redirects'], message: 'follow_redirects false is served by the HTTP tiers; it cannot be combined with render_js or mode js' });
     }
     if (r.body !== undefined && (r.method === 'GET' || r.method === 'HEAD')) {
       ctx.addIssue({ code: 'custom', path: ['body'], message: `a body is not allowed with method ${r.method}` });

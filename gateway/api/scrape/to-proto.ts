@@ -42,5 +42,7 @@ export function toProto(input: ScrapeRequestInput) {
     body: input.body,
     contentType: input.content_type ?? 'application/json',
     ragOptions: ragOptions(input.rag_options),
+    headers: input.headers ?? {},
+    followRedirects: input.follow_redirects ? undefined : false,
   });
 }

@@ -26,6 +26,9 @@ export const Billing = z
     tier_used: z.string(),
     escalations: z.array(Escalation),
     savings: z.number().meta({ description: 'Credits saved against running this request on the browser tier (4).' }),
+    add_ons: z.record(z.string(), z.number()).optional().meta({
+      description: 'The add-ons charged with the successful attempt (SPEC 2.5: screenshot, generate_pdf, ocr, use_proxy, use_own_proxy), credits by name; included in total_credits.',
+    }),
     optimization_suggestion: z.string().optional(),
     refunded: z.boolean().optional(),
     reason: z.string().optional(),
@@ -44,6 +47,7 @@ export function presentBilling(billing: BillingMessage | undefined, failed: bool
       duration_ms: Number(e.durationMs),
     })),
     savings: b?.savings ?? 0,
+    ...(b && Object.keys(b.addOns).length > 0 ? { add_ons: { ...b.addOns } } : {}),
     ...(b?.optimizationSuggestion ? { optimization_suggestion: b.optimizationSuggestion } : {}),
     ...(failed ? { refunded: b?.refunded ?? true, reason: b?.reason ?? '' } : {}),
   };

@@ -1,3 +1,4 @@
+import { HEADER_NAME, HEADER_VALUE, REFUSED_CALLER_HEADERS } from '../../../common/request-headers.js';
 import { z } from 'zod';
 import { TrawlError } from '../../../common/errors.js';
 import { validateExtractionSchema } from '../../../common/extraction-schema.js';
@@ -89,3 +90,18 @@ export const CookieMap = z
   .record(z.string().regex(COOKIE_NAME, 'cookie names are HTTP tokens (letters, digits and !#$%&\'*+-.^_`|~)'), z.string().regex(COOKIE_VALUE, 'cookie values may not hold spaces, quotes (except around the whole value), commas, semicolons, backslashes or control characters'))
   .refine((map) => Object.keys(map).length <= MAX_COOKIES, `at most ${MAX_COOKIES} cookies`)
   .meta({ description: `Cookie names to values (at most ${MAX_COOKIES}), sent to the target's origin only.` });
+
+const MAX_REQUEST_HEADERS = 50;
+
+/** Headers sent to the target with the request: HTTP tokens and single-line values, the reserved ones refused. */
+export const RequestHeaders = z
+  .record(z.string().regex(HEADER_NAME, 'header names are HTTP tokens'), z.string().regex(HEADER_VALUE, 'header values are one line of printable characters'))
+  .superRefine((map, ctx) => {
+    if (Object.keys(map).length > MAX_REQUEST_HEADERS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_REQUEST_HEADERS} headers` });
+    for (const name of Object.keys(map)) {
+      if (REFUSED_CALLER_HEADERS.has(name.toLowerCase())) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `${name} is set by the service (hop-by-hop, framing or proxy header; cookies go in advanced.cookies)` });
+      }
+    }
+  })
+  .meta({ description: `Request headers sent to the target by every tier (at most ${MAX_REQUEST_HEADERS}); hop-by-hop, framing, proxy and cookie headers are refused.` });

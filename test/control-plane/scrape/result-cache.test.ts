@@ -37,12 +37,18 @@ describe('response cache identity', () => {
   });
 
   it('keeps results made with private options to their account', () => {
-    for (const advanced of [{ cookies: { sid: 'x' } }, { session_id: '33333333-3333-4333-8333-333333333333' }, { use_own_proxy: 'http://proxy.example:8080' }]) {
+    for (const advanced of [{ cookies: { sid: 'x' } }, { session_id: '33333333-3333-4333-8333-333333333333' }, { use_own_proxy: true }]) {
       const a = cacheIdentity(request({ advanced }), ACCOUNT_A);
       const b = cacheIdentity(request({ advanced }), ACCOUNT_B);
       expect(a, JSON.stringify(advanced)).to.not.equal(b);
       expect(cacheIdentity(request({ advanced }), ACCOUNT_A)).to.equal(a);
     }
+  });
+
+  it('keeps results of requests with their own headers to their account', () => {
+    const withHeaders = request({ headers: { authorization: 'Bearer x' } });
+    expect(cacheIdentity(withHeaders, ACCOUNT_A)).to.not.equal(cacheIdentity(withHeaders, ACCOUNT_B));
+    expect(cacheIdentity(request(), ACCOUNT_A)).to.equal(cacheIdentity(request(), ACCOUNT_B));
   });
 
   it('does not cache requests that may change the target', () => {

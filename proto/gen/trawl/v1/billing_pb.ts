@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/billing.proto.
  */
 export const file_trawl_v1_billing: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0cmF3bC92MS9iaWxsaW5nLnByb3RvEgh0cmF3bC52MSJQCgpFc2NhbGF0aW9uEgwKBHRpZXIYASABKAkSDgoGcmVzdWx0GAIgASgJEg8KB2NyZWRpdHMYAyABKAESEwoLZHVyYXRpb25fbXMYBCABKAMiuQIKB0JpbGxpbmcSFQoNdG90YWxfY3JlZGl0cxgBIAEoARIRCgl0aWVyX3VzZWQYAiABKAkSKQoLZXNjYWxhdGlvbnMYAyADKAsyFC50cmF3bC52MS5Fc2NhbGF0aW9uEg8KB3NhdmluZ3MYBCABKAESJAoXb3B0aW1pemF0aW9uX3N1Z2dlc3Rpb24YBSABKAlIAIgBARIQCghyZWZ1bmRlZBgGIAEoCBITCgZyZWFzb24YByABKAlIAYgBARIbChNyZXNlcnZlZF9taWNyb2NlbnRzGAggASgDEhoKEmNoYXJnZWRfbWljcm9jZW50cxgJIAEoAxIbChNyZWZ1bmRlZF9taWNyb2NlbnRzGAogASgDQhoKGF9vcHRpbWl6YXRpb25fc3VnZ2VzdGlvbkIJCgdfcmVhc29uYgZwcm90bzM");
+  fileDesc("ChZ0cmF3bC92MS9iaWxsaW5nLnByb3RvEgh0cmF3bC52MSJQCgpFc2NhbGF0aW9uEgwKBHRpZXIYASABKAkSDgoGcmVzdWx0GAIgASgJEg8KB2NyZWRpdHMYAyABKAESEwoLZHVyYXRpb25fbXMYBCABKAMimAMKB0JpbGxpbmcSFQoNdG90YWxfY3JlZGl0cxgBIAEoARIRCgl0aWVyX3VzZWQYAiABKAkSKQoLZXNjYWxhdGlvbnMYAyADKAsyFC50cmF3bC52MS5Fc2NhbGF0aW9uEg8KB3NhdmluZ3MYBCABKAESJAoXb3B0aW1pemF0aW9uX3N1Z2dlc3Rpb24YBSABKAlIAIgBARIQCghyZWZ1bmRlZBgGIAEoCBITCgZyZWFzb24YByABKAlIAYgBARIbChNyZXNlcnZlZF9taWNyb2NlbnRzGAggASgDEhoKEmNoYXJnZWRfbWljcm9jZW50cxgJIAEoAxIbChNyZWZ1bmRlZF9taWNyb2NlbnRzGAogASgDEi4KB2FkZF9vbnMYCyADKAsyHS50cmF3bC52MS5CaWxsaW5nLkFkZE9uc0VudHJ5Gi0KC0FkZE9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAToCOAFCGgoYX29wdGltaXphdGlvbl9zdWdnZXN0aW9uQgkKB19yZWFzb25iBnByb3RvMw");
 
 /**
  * @generated from message trawl.v1.Escalation
@@ -99,6 +99,13 @@ export type Billing = Message<"trawl.v1.Billing"> & {
    * @generated from field: int64 refunded_microcents = 10;
    */
   refundedMicrocents: bigint;
+
+  /**
+   * The SPEC 2.5 add-ons charged with the successful attempt, credits by name.
+   *
+   * @generated from field: map<string, double> add_ons = 11;
+   */
+  addOns: { [key: string]: number };
 };
 
 /**

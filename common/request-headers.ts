@@ -1,0 +1,29 @@
+/**
+ * Request headers the fetchers never take from their callers: connection
+ * management and framing belong to the client, and accept-encoding must name
+ * only what the body reader decodes.
+ */
+export const RESERVED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'accept-encoding',
+  'proxy-connection',
+]);
+
+/**
+ * What a scrape request's `headers` may not hold: the reserved headers, the
+ * proxy headers (the proxy route's own), and Cookie (advanced.cookies sends
+ * cookies to the target's origin only).
+ */
+export const REFUSED_CALLER_HEADERS: ReadonlySet<string> = new Set([...RESERVED_REQUEST_HEADERS, 'proxy-authorization', 'proxy-authenticate', 'cookie']);
+
+/** Header names are HTTP tokens (RFC 9110 5.1); values hold no line breaks or other control characters. */
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,256}$/;
+export const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]{0,8192}$/;
