@@ -1,0 +1,138 @@
+import type { Tape } from './html-tape.js';
+import { BLOCK, CONTROL, VOID } from './tag-kinds.js';
+
+/**
+ * Short blocks inside the article that are furniture by what they say, not
+ * by how they are marked up: the share, subscribe, follow and comment prompts
+ * and the "more on this topic" titles that sites write as ordinary
+ * paragraphs and headings, and the source and photo credit lines under the
+ * text. Phrases are the stock ones of such prompts in English, German,
+ * French, Spanish, Italian and Dutch, matched against the whole block, which
+ * must be short: a sentence of the article that happens to use one of the
+ * words is longer than a prompt.
+ */
+
+/** Non-space characters a block may hold and still be read as a prompt or a credit line. */
+const MAX_LINE_CHARS = 120;
+/** A credit naming only an agency (no "Photo:" label) is shorter still. */
+const MAX_AGENCY_LINE_CHARS = 60;
+
+const PROMPTS = new RegExp(
+  [
+    // Share.
+    '^(?:diese[nrs]? (?:artikel|beitrag|seite) )?(?:teilen|weiterempfehlen)\\b',
+    '\\b(?:artikel|beitrag|seite) teilen\\b',
+    'dann teilen sie',
+    '^(?:share|compartir|partager|condividi|delen)\\b',
+    '\\bshare (?:this|on|via|to)\\b',
+    '^(?:compartir|partager) (?:nota|cet article|este art[ií]culo|la noticia)',
+    // Subscribe, register, become a member.
+    '\\bnewsletter\\b',
+    '\\babonn(?:ieren|iere|ement|ez-vous)\\b',
+    '\\bsubscribe\\b',
+    '\\bsign up\\b',
+    '\\bsuscr[ií]b',
+    '\\bsolo para suscriptores\\b',
+    '^(?:jetzt )?(?:registrieren|anmelden)\\b',
+    '\\bhazte (?:miembro|socio)\\b',
+    '\\bdevenez membre\\b',
+    '\\bbecome a member\\b',
+    // Follow, messenger channels.
+    '\\bfolg(?:e|t|en sie) uns\\b',
+    '\\bfollow us\\b',
+    '\\bs[ií]guenos\\b',
+    '\\bsuivez-nous\\b',
+    '\\bseguici\\b',
+    '\\b(?:canal|kanal|channel) (?:de |auf |on )?(?:telegram|whatsapp)\\b',
+    '\\b(?:telegram|whatsapp)[- ](?:kanal|channel|canal)\\b',
+    // Comment prompts and counts.
+    '\\bkommentar(?:e)? (?:schreiben|verfassen|hinzuf[uü]gen|abgeben)\\b',
+    '\\bschreibe(?:n sie)? einen kommentar\\b',
+    '\\bkeine kommentare\\b',
+    '\\bleave a (?:comment|reply)\\b',
+    '\\bno comments(?: yet)?\\b',
+    '\\bthere are no comments\\b',
+    '\\b(?:publier|laisser|ajouter) un commentaire\\b',
+    '\\bvotre commentaire\\b',
+    '\\b(?:deja|dejar|escribe) (?:un|tu) comentario\\b',
+    '^comentar\\b',
+    '\\blascia un commento\\b',
+    // Related content titles.
+    '\\bmehr zum thema\\b',
+    '\\bmehr themen\\b',
+    '\\b(?:das|dies) k[oö]nnte (?:sie|dich) (?:auch )?interessieren\\b',
+    '^auch interessant\\b',
+    '^lesen sie (?:auch|mehr)\\b',
+    '^weitere (?:artikel|beitr[aä]ge|themen|nachrichten|meldungen|news)\\b',
+    '^(?:related|similar) (?:articles|posts|stories|content)\\b',
+    '^you (?:may|might) also like\\b',
+    '^more (?:from|on|stories|articles)\\b',
+    '\\bte puede interesar\\b',
+    '^(?:lee|lea) tambi[eé]n\\b',
+    '^(?:[aà] lire aussi|sur le m[eê]me sujet|lire aussi)\\b',
+    '^leggi anche\\b',
+    '^lees ook\\b',
+    // Back links, print and download actions.
+    '^zur[uü]ck(?: zu[rm]?)?(?: (?:listenansicht|[uü]bersicht|startseite|lexikon))?$',
+    '^back to\\b',
+    '^(?:drucken|print|imprimir|imprimer)(?: (?:this|recipe|page|artikel|seite))?$',
+    '^(?:permalink|permalien)$',
+    '\\bals pdf herunterladen\\b',
+    '\\bdownload (?:as )?pdf\\b',
+    // Reader feedback prompts.
+    '\\bhat ihnen (?:dieser|der) (?:artikel|beitrag) gefallen\\b',
+    '\\bwar (?:dieser|der) (?:artikel|beitrag) (?:hilfreich|n[uü]tzlich)\\b',
+    '\\bwas this (?:article |page )?helpful\\b',
+  ].join('|'),
+  'iu',
+);
+
+/** "Photo: …", "Quelle: …", "© …": who made the picture or where the text came from. */
+const CREDIT_LABEL =
+  /^(?:©|\(c\)|copyright\b|(?:foto|fotos|bild|bilder|bildquelle|titelbild|titelfoto|quelle|quellen|source|sources|photo|photos|image|images|credit|credits|cr[eé]dit|cr[eé]dits|fuente|fuentes|fonte|fotograf[ií]a)\s*[:：])/iu;
+/** Picture agencies and stock libraries named alone on a short line under a picture. */
+const AGENCY = /\b(?:getty ?images|shutterstock|istock(?:photo)?|imago|picture[ -]alliance|unsplash|pixabay|adobe ?stock|fotolia|dpa|afp|reuters|ap photo)\b/iu;
+const DISCLAIMER = /^(?:alle )?angaben ohne gew[aä]hr\b/iu;
+
+/** Whether the whole text of a short block is a prompt, a credit line or a disclaimer. */
+export function isBoilerplateLine(text: string): boolean {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line === '') return false;
+  if (PROMPTS.test(line) || CREDIT_LABEL.test(line) || DISCLAIMER.test(line)) return true;
+  return AGENCY.test(line) && line.replace(/\s/g, '').length <= MAX_AGENCY_LINE_CHARS && !/[.!?]$/.test(line);
+}
+
+/**
+ * Cuts the short innermost blocks of the kept content that read as prompts or
+ * credits, in one replay of the kept tape: text goes to the innermost open
+ * block only while that block is short, so the work is linear in the page.
+ */
+export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Array): void {
+  const { ops, texts, closeAt, kind, chars, blocks } = tape;
+  const open: number[] = [];
+  const buffers: string[] = [];
+  for (let i = tape.openAt[root]! + 1; i < closeAt[root]!; i++) {
+    const op = ops[i]!;
+    const type = op & 3;
+    const index = op >> 2;
+    if (type === 0) {
+      if (removed[index] !== 0 || kind[index]! & CONTROL) {
+        i = closeAt[index]!;
+        continue;
+      }
+      if (kind[index]! & BLOCK && !(kind[index]! & VOID)) {
+        open.push(index);
+        buffers.push('');
+      }
+    } else if (type === 1) {
+      if (open.length > 0 && open[open.length - 1] === index) {
+        open.pop();
+        const text = buffers.pop()!;
+        if (blocks[index] === 0 && chars[index]! > 0 && chars[index]! <= MAX_LINE_CHARS && isBoilerplateLine(text)) removed[index] = 1;
+      }
+    } else if (open.length > 0) {
+      const block = open[open.length - 1]!;
+      if (chars[block]! <= MAX_LINE_CHARS) buffers[buffers.length - 1] += texts[index]!;
+    }
+  }
+}
