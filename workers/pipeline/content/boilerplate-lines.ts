@@ -14,6 +14,8 @@ import { BLOCK, CONTROL, VOID } from './tag-kinds.js';
 
 /** Non-space characters a block may hold and still be read as a prompt or a credit line. */
 const MAX_LINE_CHARS = 120;
+/** Captions with a credit at their end are longer than a bare credit line, but not by much. */
+const MAX_CAPTION_CHARS = 160;
 /** A credit naming only an agency (no "Photo:" label) is shorter still. */
 const MAX_AGENCY_LINE_CHARS = 60;
 
@@ -92,14 +94,18 @@ const CREDIT_LABEL =
   /^(?:©|\(c\)|copyright\b|(?:foto|fotos|bild|bilder|bildquelle|titelbild|titelfoto|quelle|quellen|source|sources|photo|photos|image|images|credit|credits|cr[eé]dit|cr[eé]dits|fuente|fuentes|fonte|fotograf[ií]a)\s*[:：])/iu;
 /** Picture agencies and stock libraries named alone on a short line under a picture. */
 const AGENCY = /\b(?:getty ?images|shutterstock|istock(?:photo)?|imago|picture[ -]alliance|unsplash|pixabay|adobe ?stock|fotolia|dpa|afp|reuters|ap photo)\b/iu;
+/** A caption ending in its credit: "… in 1975. | © Agency", "… (Foto: Agency)". */
+const CREDIT_TAIL = /(?:©|\(c\)|\b(?:foto|fotos|photo|photos|bild|bildquelle|credit|cr[eé]dit)\s*[:：])[^.!?:：©]{1,60}\)?$/iu;
 const DISCLAIMER = /^(?:alle )?angaben ohne gew[aä]hr\b/iu;
 
-/** Whether the whole text of a short block is a prompt, a credit line or a disclaimer. */
+/** Whether the whole text of a short block is a prompt, a credit line, a credited caption or a disclaimer. */
 export function isBoilerplateLine(text: string): boolean {
   const line = text.replace(/\s+/g, ' ').trim();
   if (line === '') return false;
-  if (PROMPTS.test(line) || CREDIT_LABEL.test(line) || DISCLAIMER.test(line)) return true;
-  return AGENCY.test(line) && line.replace(/\s/g, '').length <= MAX_AGENCY_LINE_CHARS && !/[.!?]$/.test(line);
+  const length = line.replace(/\s/g, '').length;
+  if (length <= MAX_LINE_CHARS && (PROMPTS.test(line) || CREDIT_LABEL.test(line) || DISCLAIMER.test(line))) return true;
+  if (length <= MAX_AGENCY_LINE_CHARS && AGENCY.test(line) && !/[.!?]$/.test(line)) return true;
+  return CREDIT_TAIL.test(line);
 }
 
 /**
@@ -128,11 +134,11 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
       if (open.length > 0 && open[open.length - 1] === index) {
         open.pop();
         const text = buffers.pop()!;
-        if (blocks[index] === 0 && chars[index]! > 0 && chars[index]! <= MAX_LINE_CHARS && isBoilerplateLine(text)) removed[index] = 1;
+        if (blocks[index] === 0 && chars[index]! > 0 && chars[index]! <= MAX_CAPTION_CHARS && isBoilerplateLine(text)) removed[index] = 1;
       }
     } else if (open.length > 0) {
       const block = open[open.length - 1]!;
-      if (chars[block]! <= MAX_LINE_CHARS) buffers[buffers.length - 1] += texts[index]!;
+      if (chars[block]! <= MAX_CAPTION_CHARS) buffers[buffers.length - 1] += texts[index]!;
     }
   }
 }

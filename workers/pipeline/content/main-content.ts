@@ -2,6 +2,7 @@ import type { Tape } from './html-tape.js';
 import type { Selection } from './tape-walk.js';
 import { ARIA_HIDDEN, ARTICLE_BODY, AUTHOR, CAPTION, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
 import { dropBoilerplateLines } from './boilerplate-lines.js';
+import { dropTeaserCards } from './teaser-cards.js';
 import { BLOCK, CONTAINER, CONTROL, FURNITURE, HEADING, PARAGRAPH } from './tag-kinds.js';
 
 /** The whole page, less what is never content (scripts, hidden elements and form controls are already out). */
@@ -85,6 +86,7 @@ export function selectMainContent(tape: Tape): Selection {
       id = lastDescendant(tape, id);
     }
   }
+  dropTeaserCards(tape, root, removed);
   dropBoilerplateLines(tape, root, removed);
   dropEmptySections(tape, root, removed);
   return { root, removed, captionAlt: captionAlts(tape, root, removed, caption) };
