@@ -108,15 +108,33 @@ export function isBoilerplateLine(text: string): boolean {
   return CREDIT_TAIL.test(line);
 }
 
+/** Inline elements directly in a block that are followed, to cut a prompt line out of a longer block. */
+const MAX_LINE_ELEMENTS = 8;
+
+interface BlockFrame {
+  id: number;
+  /** Text directly in the block (not in a child block), while it is short enough to be a line. */
+  text: string;
+  textChars: number;
+  /** Inline elements directly in the block; undefined once there are too many to follow. */
+  inline: number[] | undefined;
+  /** Whether text sits directly in the block, outside any element (it cannot be cut alone). */
+  bare: boolean;
+}
+
 /**
- * Cuts the short innermost blocks of the kept content that read as prompts or
- * credits, in one replay of the kept tape: text goes to the innermost open
- * block only while that block is short, so the work is linear in the page.
+ * Cuts the lines of the kept content that read as prompts or credits, in one
+ * replay of the kept tape. A line is the text directly in a block, outside
+ * its child blocks: a short block whose line matches goes whole; in a longer
+ * block (a "back to the list" link after the last paragraph, a share prompt
+ * beside its buttons) the inline elements holding the line go. Text is kept
+ * only while it is short enough to be a line, so the work is linear in the page.
  */
 export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Array): void {
-  const { ops, texts, closeAt, kind, chars, blocks } = tape;
-  const open: number[] = [];
-  const buffers: string[] = [];
+  const { ops, texts, closeAt, kind, chars, parent } = tape;
+  const frames: BlockFrame[] = [];
+  // Open elements of the replay, innermost last: text whose innermost element is the block itself is bare.
+  const elements: number[] = [];
   for (let i = tape.openAt[root]! + 1; i < closeAt[root]!; i++) {
     const op = ops[i]!;
     const type = op & 3;
@@ -126,19 +144,33 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
         i = closeAt[index]!;
         continue;
       }
-      if (kind[index]! & BLOCK && !(kind[index]! & VOID)) {
-        open.push(index);
-        buffers.push('');
+      elements.push(index);
+      if (kind[index]! & BLOCK && !(kind[index]! & VOID)) frames.push({ id: index, text: '', textChars: 0, inline: [], bare: false });
+      else if (frames.length > 0) {
+        const frame = frames[frames.length - 1]!;
+        if (parent[index] === frame.id && frame.inline !== undefined) {
+          if (frame.inline.length < MAX_LINE_ELEMENTS) frame.inline.push(index);
+          else frame.inline = undefined;
+        }
       }
     } else if (type === 1) {
-      if (open.length > 0 && open[open.length - 1] === index) {
-        open.pop();
-        const text = buffers.pop()!;
-        if (blocks[index] === 0 && chars[index]! > 0 && chars[index]! <= MAX_CAPTION_CHARS && isBoilerplateLine(text)) removed[index] = 1;
+      elements.pop();
+      const frame = frames[frames.length - 1];
+      if (frame?.id === index) {
+        frames.pop();
+        if (frame.textChars === 0 || frame.textChars > MAX_CAPTION_CHARS || !isBoilerplateLine(frame.text)) continue;
+        if (chars[index]! <= MAX_CAPTION_CHARS) removed[index] = 1;
+        else if (!frame.bare && frame.inline !== undefined && frame.textChars <= MAX_LINE_CHARS) for (const id of frame.inline) removed[id] = 1;
       }
-    } else if (open.length > 0) {
-      const block = open[open.length - 1]!;
-      if (chars[block]! <= MAX_CAPTION_CHARS) buffers[buffers.length - 1] += texts[index]!;
+    } else if (frames.length > 0) {
+      const frame = frames[frames.length - 1]!;
+      const text = texts[index]!;
+      if (frame.textChars > MAX_CAPTION_CHARS) continue;
+      const visible = text.replace(/\s/g, '').length;
+      if (visible === 0) continue;
+      frame.text += text;
+      frame.textChars += visible;
+      if (elements[elements.length - 1] === frame.id) frame.bare = true;
     }
   }
 }
