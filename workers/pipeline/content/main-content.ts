@@ -21,6 +21,8 @@ const MAX_AUTHOR_BOX_CHARS = 1500;
 const CLASS_WEIGHT_FULL_CHARS = 500;
 /** Longer headings read as prose set large rather than as the title of a section. */
 const MAX_TITLE_CHARS = 60;
+/** How many levels up from the content a lead is looked for. */
+const LEAD_LEVELS = 5;
 const LEAF_PARAGRAPHS = new Set(['p', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'dd', 'dt', 'caption', 'figcaption', 'summary', 'address', 'th']);
 
 /**
@@ -188,7 +190,7 @@ function dropEmptySections(tape: Tape, root: number, removed: Uint8Array): void 
 function leadBefore(tape: Tape, root: number, blocked: Uint8Array): number {
   const { parent, tag } = tape;
   let anchor = root;
-  for (let level = 0; level < 3; level++) {
+  for (let level = 0; level < LEAD_LEVELS; level++) {
     const p = parent[anchor]!;
     if (p < 0 || tag[p] === 'body' || tag[p] === 'html') return -1;
     let candidate = -1;
