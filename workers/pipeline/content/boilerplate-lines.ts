@@ -96,14 +96,17 @@ const CREDIT_LABEL =
 const AGENCY = /\b(?:getty ?images|shutterstock|istock(?:photo)?|imago|picture[ -]alliance|unsplash|pixabay|adobe ?stock|fotolia|dpa|afp|reuters|ap photo)\b/iu;
 /** A caption ending in its credit: "… in 1975. | © Agency", "… (Foto: Agency)". */
 const CREDIT_TAIL = /(?:©|\(c\)|\b(?:foto|fotos|photo|photos|bild|bildquelle|credit|cr[eé]dit)\s*[:：])[^.!?:：©]{1,60}\)?$/iu;
+/** "Published on 4 May 2022", "Veröffentlichung: 12.05.2022": the date line of the article, not its text. */
+const DATELINE =
+  /^(?:ver[öo]ffentlicht(?: am)?|ver[öo]ffentlichung|erschienen(?: am)?|aktualisiert(?: am)?|zuletzt (?:aktualisiert|ge[äa]ndert)|published(?: on)?|posted(?: on)?|last updated|updated(?: on)?|publi[ée](?: le)?|mis [àa] jour(?: le)?|publicado(?: el)?|actualizado(?: el)?|pubblicato(?: il)?|gepubliceerd(?: op)?)\s*[:：]?\s*[^.!?]{0,40}\d[^!?]{0,30}$/iu;
 const DISCLAIMER = /^(?:alle )?angaben ohne gew[aä]hr\b/iu;
 
-/** Whether the whole text of a short block is a prompt, a credit line, a credited caption or a disclaimer. */
+/** Whether the whole text of a short block is a prompt, a credit or date line, a credited caption or a disclaimer. */
 export function isBoilerplateLine(text: string): boolean {
   const line = text.replace(/\s+/g, ' ').trim();
   if (line === '') return false;
   const length = line.replace(/\s/g, '').length;
-  if (length <= MAX_LINE_CHARS && (PROMPTS.test(line) || CREDIT_LABEL.test(line) || DISCLAIMER.test(line))) return true;
+  if (length <= MAX_LINE_CHARS && (PROMPTS.test(line) || CREDIT_LABEL.test(line) || DATELINE.test(line) || DISCLAIMER.test(line))) return true;
   if (length <= MAX_AGENCY_LINE_CHARS && AGENCY.test(line) && !/[.!?]$/.test(line)) return true;
   return CREDIT_TAIL.test(line);
 }
