@@ -19,6 +19,30 @@ const MAX_CAPTION_CHARS = 160;
 /** A credit naming only an agency (no "Photo:" label) is shorter still. */
 const MAX_AGENCY_LINE_CHARS = 60;
 
+/** Offers: subscribe, register, become a member, follow; they come in boxes of their own. */
+const OFFERS = new RegExp(
+  [
+    '\\bnewsletter\\b',
+    '\\babonn(?:ieren|iere|ement|ez-vous)\\b',
+    '\\bsubscribe\\b',
+    '\\bsign up\\b',
+    '\\bsuscr[ií]b',
+    '\\bsolo para suscriptores\\b',
+    '^(?:jetzt )?(?:registrieren|anmelden)\\b',
+    '\\bh(?:azte|[aá]gase) (?:miembro|socio)\\b',
+    '\\bdevenez membre\\b',
+    '\\bbecome a member\\b',
+    '\\bfolg(?:e|t|en sie) uns\\b',
+    '\\bfollow us\\b',
+    '\\bs[ií]guenos\\b',
+    '\\bsuivez-nous\\b',
+    '\\bseguici\\b',
+    '\\b(?:canal|kanal|channel) (?:de |auf |on )?(?:telegram|whatsapp)\\b',
+    '\\b(?:telegram|whatsapp)[- ](?:kanal|channel|canal)\\b',
+  ].join('|'),
+  'iu',
+);
+
 const PROMPTS = new RegExp(
   [
     // Share.
@@ -28,25 +52,6 @@ const PROMPTS = new RegExp(
     '^(?:share|compartir|partager|condividi|delen)\\b',
     '\\bshare (?:this|on|via|to)\\b',
     '^(?:compartir|partager) (?:nota|cet article|este art[ií]culo|la noticia)',
-    // Subscribe, register, become a member.
-    '\\bnewsletter\\b',
-    '\\babonn(?:ieren|iere|ement|ez-vous)\\b',
-    '\\bsubscribe\\b',
-    '\\bsign up\\b',
-    '\\bsuscr[ií]b',
-    '\\bsolo para suscriptores\\b',
-    '^(?:jetzt )?(?:registrieren|anmelden)\\b',
-    '\\bhazte (?:miembro|socio)\\b',
-    '\\bdevenez membre\\b',
-    '\\bbecome a member\\b',
-    // Follow, messenger channels.
-    '\\bfolg(?:e|t|en sie) uns\\b',
-    '\\bfollow us\\b',
-    '\\bs[ií]guenos\\b',
-    '\\bsuivez-nous\\b',
-    '\\bseguici\\b',
-    '\\b(?:canal|kanal|channel) (?:de |auf |on )?(?:telegram|whatsapp)\\b',
-    '\\b(?:telegram|whatsapp)[- ](?:kanal|channel|canal)\\b',
     // Comment prompts and counts.
     '\\bkommentar(?:e)? (?:schreiben|verfassen|hinzuf[uü]gen|abgeben)\\b',
     '\\bschreibe(?:n sie)? einen kommentar\\b',
@@ -101,43 +106,86 @@ const DATELINE =
   /^(?:ver[öo]ffentlicht(?: am)?|ver[öo]ffentlichung|erschienen(?: am)?|aktualisiert(?: am)?|zuletzt (?:aktualisiert|ge[äa]ndert)|published(?: on)?|posted(?: on)?|last updated|updated(?: on)?|publi[ée](?: le)?|mis [àa] jour(?: le)?|publicado(?: el)?|actualizado(?: el)?|pubblicato(?: il)?|gepubliceerd(?: op)?)\s*[:：]?\s*[^.!?]{0,40}\d[^!?]{0,30}$/iu;
 const DISCLAIMER = /^(?:alle )?angaben ohne gew[aä]hr\b/iu;
 
-/** Whether the whole text of a short block is a prompt, a credit or date line, a credited caption or a disclaimer. */
-export function isBoilerplateLine(text: string): boolean {
-  const line = text.replace(/\s+/g, ' ').trim();
-  if (line === '') return false;
-  const length = line.replace(/\s/g, '').length;
-  if (length <= MAX_LINE_CHARS && (PROMPTS.test(line) || CREDIT_LABEL.test(line) || DATELINE.test(line) || DISCLAIMER.test(line))) return true;
-  if (length <= MAX_AGENCY_LINE_CHARS && AGENCY.test(line) && !/[.!?]$/.test(line)) return true;
-  return CREDIT_TAIL.test(line);
+/** What a line of the content is, if it is not content. */
+export const enum LineKind {
+  Content = 0,
+  /** A prompt, a credit or date line, a credited caption, a disclaimer: the line goes. */
+  Furniture = 1,
+  /** An offer to subscribe, register or follow: the small box around it goes too. */
+  Offer = 2,
 }
 
-/** Inline elements directly in a block that are followed, to cut a prompt line out of a longer block. */
-const MAX_LINE_ELEMENTS = 8;
+/** What a line of text is: content, a prompt, a credit or date line, a credited caption, a disclaimer or an offer. */
+export function classifyLine(text: string): LineKind {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line === '') return LineKind.Content;
+  const length = line.replace(/\s/g, '').length;
+  if (length <= MAX_LINE_CHARS) {
+    if (OFFERS.test(line)) return LineKind.Offer;
+    if (PROMPTS.test(line) || CREDIT_LABEL.test(line) || DATELINE.test(line) || DISCLAIMER.test(line)) return LineKind.Furniture;
+  }
+  if (length <= MAX_AGENCY_LINE_CHARS && AGENCY.test(line) && !/[.!?]$/.test(line)) return LineKind.Furniture;
+  return length <= MAX_CAPTION_CHARS && CREDIT_TAIL.test(line) ? LineKind.Furniture : LineKind.Content;
+}
 
+/** Inline elements of one line that are followed, to cut the line out of a longer block. */
+const MAX_LINE_ELEMENTS = 8;
+/** Text an offer's box may hold: a title, a sentence of pitch, a button. */
+const MAX_OFFER_BOX_CHARS = 500;
+const OFFER_BOX_LEVELS = 3;
+
+/** The text of a block outside its child blocks, and of its current line (up to a line break or a child block). */
 interface BlockFrame {
   id: number;
-  /** Text directly in the block (not in a child block), while it is short enough to be a line. */
   text: string;
   textChars: number;
-  /** Inline elements directly in the block; undefined once there are too many to follow. */
-  inline: number[] | undefined;
-  /** Whether text sits directly in the block, outside any element (it cannot be cut alone). */
-  bare: boolean;
+  line: string;
+  lineChars: number;
+  /** Inline elements directly in the block on the current line; undefined once there are too many to follow. */
+  lineElements: number[] | undefined;
+  /** Whether the current line has text directly in the block, outside any element (it cannot be cut alone). */
+  lineBare: boolean;
 }
 
 /**
- * Cuts the lines of the kept content that read as prompts or credits, in one
- * replay of the kept tape. A line is the text directly in a block, outside
- * its child blocks: a short block whose line matches goes whole; in a longer
- * block (a "back to the list" link after the last paragraph, a share prompt
- * beside its buttons) the inline elements holding the line go. Text is kept
- * only while it is short enough to be a line, so the work is linear in the page.
+ * Cuts the lines of the kept content that read as prompts, credits or
+ * offers, in one replay of the kept tape. A short block whose own text
+ * matches goes whole; in a longer block, a line (the inline elements between
+ * line breaks and child blocks: a "back to the list" link after the last
+ * paragraph, a share prompt beside its buttons) goes by its elements. An
+ * offer takes its small box with it. Text is gathered only while it is short
+ * enough to be a line, so the work is linear in the page.
  */
 export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Array): void {
-  const { ops, texts, closeAt, kind, chars, parent } = tape;
+  const { ops, texts, closeAt, kind, chars, parent, tag } = tape;
   const frames: BlockFrame[] = [];
   // Open elements of the replay, innermost last: text whose innermost element is the block itself is bare.
   const elements: number[] = [];
+  const cut = (id: number, what: LineKind): void => {
+    let box = id;
+    if (what === LineKind.Offer) {
+      if (chars[id]! > MAX_OFFER_BOX_CHARS) return;
+      for (let level = 0; level < OFFER_BOX_LEVELS; level++) {
+        const p = parent[box]!;
+        if (p === root || p < 0 || chars[p]! > MAX_OFFER_BOX_CHARS || chars[p]! * 3 > chars[root]!) break;
+        box = p;
+      }
+    }
+    removed[box] = 1;
+  };
+  const endLine = (frame: BlockFrame): void => {
+    if (frame.lineChars > 0 && frame.lineChars <= MAX_CAPTION_CHARS && !frame.lineBare && frame.lineElements !== undefined) {
+      const what = classifyLine(frame.line);
+      if (what !== LineKind.Content) {
+        for (const id of frame.lineElements) removed[id] = 1;
+        if (what === LineKind.Offer) cut(frame.id, what);
+      }
+    }
+    frame.line = '';
+    frame.lineChars = 0;
+    frame.lineElements = [];
+    frame.lineBare = false;
+  };
   for (let i = tape.openAt[root]! + 1; i < closeAt[root]!; i++) {
     const op = ops[i]!;
     const type = op & 3;
@@ -148,32 +196,40 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
         continue;
       }
       elements.push(index);
-      if (kind[index]! & BLOCK && !(kind[index]! & VOID)) frames.push({ id: index, text: '', textChars: 0, inline: [], bare: false });
-      else if (frames.length > 0) {
-        const frame = frames[frames.length - 1]!;
-        if (parent[index] === frame.id && frame.inline !== undefined) {
-          if (frame.inline.length < MAX_LINE_ELEMENTS) frame.inline.push(index);
-          else frame.inline = undefined;
+      const frame = frames[frames.length - 1];
+      if (kind[index]! & BLOCK && !(kind[index]! & VOID)) {
+        if (frame !== undefined) endLine(frame);
+        frames.push({ id: index, text: '', textChars: 0, line: '', lineChars: 0, lineElements: [], lineBare: false });
+      } else if (frame !== undefined && parent[index] === frame.id) {
+        if (tag[index] === 'br') endLine(frame);
+        else if (frame.lineElements !== undefined) {
+          if (frame.lineElements.length < MAX_LINE_ELEMENTS) frame.lineElements.push(index);
+          else frame.lineElements = undefined;
         }
       }
     } else if (type === 1) {
       elements.pop();
       const frame = frames[frames.length - 1];
-      if (frame?.id === index) {
-        frames.pop();
-        if (frame.textChars === 0 || frame.textChars > MAX_CAPTION_CHARS || !isBoilerplateLine(frame.text)) continue;
-        if (chars[index]! <= MAX_CAPTION_CHARS) removed[index] = 1;
-        else if (!frame.bare && frame.inline !== undefined && frame.textChars <= MAX_LINE_CHARS) for (const id of frame.inline) removed[id] = 1;
-      }
+      if (frame?.id !== index) continue;
+      frames.pop();
+      const what = frame.textChars > 0 && frame.textChars <= MAX_CAPTION_CHARS ? classifyLine(frame.text) : LineKind.Content;
+      if (what !== LineKind.Content && chars[index]! <= MAX_CAPTION_CHARS) cut(index, what);
+      else endLine(frame);
     } else if (frames.length > 0) {
       const frame = frames[frames.length - 1]!;
       const text = texts[index]!;
-      if (frame.textChars > MAX_CAPTION_CHARS) continue;
+      if (frame.textChars > MAX_CAPTION_CHARS && frame.lineChars > MAX_CAPTION_CHARS) continue;
       const visible = text.replace(/\s/g, '').length;
       if (visible === 0) continue;
-      frame.text += text;
-      frame.textChars += visible;
-      if (elements[elements.length - 1] === frame.id) frame.bare = true;
+      if (frame.textChars <= MAX_CAPTION_CHARS) {
+        frame.text += text;
+        frame.textChars += visible;
+      }
+      if (frame.lineChars <= MAX_CAPTION_CHARS) {
+        frame.line += text;
+        frame.lineChars += visible;
+      }
+      if (elements[elements.length - 1] === frame.id) frame.lineBare = true;
     }
   }
 }
