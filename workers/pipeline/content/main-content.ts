@@ -469,9 +469,15 @@ function lastText(tape: Tape, id: number): string {
   return '';
 }
 
+/**
+ * Items, rows and cells are judged with their list or table: a linked
+ * ingredient or source in a list of prose stays, a menu goes as a whole.
+ */
+const LIST_PARTS = new Set(['li', 'dt', 'dd', 'tr', 'td', 'th', 'tbody', 'thead', 'tfoot']);
+
 /** Blocks that are mostly links: menus, tag lists, "read also" lines. */
 function isLinkList(tape: Tape, id: number): boolean {
-  if (!(tape.kind[id]! & BLOCK)) return false;
+  if (!(tape.kind[id]! & BLOCK) || LIST_PARTS.has(tape.tag[id]!)) return false;
   const c = tape.chars[id]!;
   if (c === 0) return false;
   const links = tape.linkChars[id]!;
