@@ -3,7 +3,7 @@ import type { Selection } from './tape-walk.js';
 import { ARIA_HIDDEN, ARTICLE_BODY, AUTHOR, CAPTION, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
 import { dropBoilerplateLines } from './boilerplate-lines.js';
 import { dropTeaserCards } from './teaser-cards.js';
-import { BLOCK, CONTAINER, CONTROL, FURNITURE, HEADING, PARAGRAPH } from './tag-kinds.js';
+import { BLOCK, CONTAINER, CONTROL, FALLBACK, FURNITURE, HEADING, PARAGRAPH } from './tag-kinds.js';
 
 /** The whole page, less what is never content (scripts, hidden elements and form controls are already out). */
 export function selectFullPage(tape: Tape): Selection {
@@ -44,7 +44,30 @@ const LEAF_PARAGRAPHS = new Set(['p', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
  * See docs/decisions/0007-main-content-signals.md for why each signal is there.
  */
 export function selectMainContent(tape: Tape): Selection {
-  const { junk, dead, hardDead, caption, score, best, bestScore } = analyseContent(tape);
+  const selection = selectFrom(tape, analyseContent(tape, false));
+  return needsFallback(tape, selection) ? selectFrom(tape, analyseContent(tape, true)) : selection;
+}
+
+/** Fallback (noscript) text a page needs before it is looked at, and how much more of it there must be than of the selection. */
+const MIN_FALLBACK_CHARS = 500;
+const FALLBACK_RATIO = 2;
+
+/**
+ * Whether the selection is next to nothing beside the page's noscript
+ * content: the page is rendered by a script and its text is in the fallback.
+ */
+function needsFallback(tape: Tape, selection: Selection): boolean {
+  let fallback = 0;
+  for (let id = 0; id < tape.tag.length; id++) if (tape.kind[id]! & FALLBACK) fallback += tape.chars[id]!;
+  if (fallback < MIN_FALLBACK_CHARS) return false;
+  let selected = 0;
+  if (selection.root >= 0) selected = tape.chars[selection.root]!;
+  else for (let id = 0; id < tape.tag.length; id++) if (tape.parent[id] === -1) selected += tape.chars[id]!;
+  return selected * FALLBACK_RATIO < fallback;
+}
+
+function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
+  const { junk, dead, hardDead, caption, score, best, bestScore } = analysis;
   const n = tape.tag.length;
   const { parent } = tape;
   if (best < 0) return { root: -1, removed: dead };
@@ -249,7 +272,7 @@ export interface ContentAnalysis {
 }
 
 /** The furniture marks and candidate scores behind `selectMainContent`. */
-export function analyseContent(tape: Tape): ContentAnalysis {
+export function analyseContent(tape: Tape, withFallback = false): ContentAnalysis {
   const n = tape.tag.length;
   const { parent, kind, hints, chars, linkChars, tag } = tape;
   let total = 0;
@@ -281,7 +304,8 @@ export function analyseContent(tape: Tape): ContentAnalysis {
     const h = hints[id]!;
     const container = (kind[id]! & CONTAINER) !== 0 || (h & ARTICLE_BODY) !== 0;
     inContainer[id] = container || (p >= 0 && inContainer[p] === 1) ? 1 : 0;
-    const verdict = isJunk(id, tape, total, p >= 0 && inContainer[p] === 1, holdsMain[id] === 1, holdsImage[id] === 1);
+    const verdict =
+      kind[id]! & FALLBACK ? (withFallback ? KEEP : FURNITURE_JUNK) : isJunk(id, tape, total, p >= 0 && inContainer[p] === 1, holdsMain[id] === 1, holdsImage[id] === 1);
     if (verdict !== KEEP) junk[id] = 1;
     dead[id] = junk[id] === 1 || (p >= 0 && dead[p] === 1) ? 1 : 0;
     if (verdict === CAPTION_JUNK) caption[id] = 1;
