@@ -113,19 +113,23 @@ export const enum LineKind {
   Furniture = 1,
   /** An offer to subscribe, register or follow: the small box around it goes too. */
   Offer = 2,
+  /** A picture credit: the caption box it closes goes too when it sits beside the picture. */
+  Credit = 3,
 }
 
 /** What a line of text is: content, a prompt, a credit or date line, a credited caption, a disclaimer or an offer. */
 export function classifyLine(text: string): LineKind {
-  const line = text.replace(/\s+/g, ' ').trim();
+  // A line set in brackets or quotes reads the same without them: "(Foto: dpa)", "(Alle Angaben ohne Gewähr)".
+  const line = text.replace(/\s+/g, ' ').replace(/^[\s([«„“"]+|[\s)\]»“”"]+$/g, '');
   if (line === '') return LineKind.Content;
   const length = line.replace(/\s/g, '').length;
   if (length <= MAX_LINE_CHARS) {
     if (OFFERS.test(line)) return LineKind.Offer;
-    if (PROMPTS.test(line) || CREDIT_LABEL.test(line) || DATELINE.test(line) || DISCLAIMER.test(line)) return LineKind.Furniture;
+    if (CREDIT_LABEL.test(line)) return LineKind.Credit;
+    if (PROMPTS.test(line) || DATELINE.test(line) || DISCLAIMER.test(line)) return LineKind.Furniture;
   }
-  if (length <= MAX_AGENCY_LINE_CHARS && AGENCY.test(line) && !/[.!?]$/.test(line)) return LineKind.Furniture;
-  return length <= MAX_CAPTION_CHARS && CREDIT_TAIL.test(line) ? LineKind.Furniture : LineKind.Content;
+  if (length <= MAX_AGENCY_LINE_CHARS && AGENCY.test(line) && !/[.!?]$/.test(line)) return LineKind.Credit;
+  return length <= MAX_CAPTION_CHARS && CREDIT_TAIL.test(line) ? LineKind.Credit : LineKind.Content;
 }
 
 /** Inline elements of one line that are followed, to cut the line out of a longer block. */
@@ -154,31 +158,27 @@ interface BlockFrame {
  * line breaks and child blocks: a "back to the list" link after the last
  * paragraph, a share prompt beside its buttons) goes by its elements. An
  * offer takes its small box with it. Text is gathered only while it is short
- * enough to be a line, so the work is linear in the page.
+ * enough to be a line, so the work is linear in the page. Credits and the
+ * captions they close are marked in `caption`.
  */
-export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Array): void {
+export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Array, caption: Uint8Array): void {
   const { ops, texts, closeAt, kind, chars, parent, tag } = tape;
   const frames: BlockFrame[] = [];
   // Open elements of the replay, innermost last: text whose innermost element is the block itself is bare.
   const elements: number[] = [];
   const cut = (id: number, what: LineKind): void => {
-    let box = id;
-    if (what === LineKind.Offer) {
-      if (chars[id]! > MAX_OFFER_BOX_CHARS) return;
-      for (let level = 0; level < OFFER_BOX_LEVELS; level++) {
-        const p = parent[box]!;
-        if (p === root || p < 0 || chars[p]! > MAX_OFFER_BOX_CHARS || chars[p]! * 3 > chars[root]!) break;
-        box = p;
-      }
-    }
+    const box = what === LineKind.Offer ? offerBox(tape, id, root) : what === LineKind.Credit ? captionBox(tape, id, root) : id;
     removed[box] = 1;
+    // A cut caption's words are kept out of the alt text of its picture too.
+    if (what === LineKind.Credit) caption[box] = 1;
   };
+
   const endLine = (frame: BlockFrame): void => {
     if (frame.lineChars > 0 && frame.lineChars <= MAX_CAPTION_CHARS && !frame.lineBare && frame.lineElements !== undefined) {
       const what = classifyLine(frame.line);
       if (what !== LineKind.Content) {
         for (const id of frame.lineElements) removed[id] = 1;
-        if (what === LineKind.Offer) cut(frame.id, what);
+        if (what === LineKind.Offer && chars[frame.id]! <= MAX_OFFER_BOX_CHARS) cut(frame.id, what);
       }
     }
     frame.line = '';
@@ -232,4 +232,49 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
       if (elements[elements.length - 1] === frame.id) frame.lineBare = true;
     }
   }
+}
+
+/** The small box an offer sits in: up to three levels up, while it stays short and a small part of the content. */
+function offerBox(tape: Tape, id: number, root: number): number {
+  const { parent, chars } = tape;
+  let box = id;
+  for (let level = 0; level < OFFER_BOX_LEVELS; level++) {
+    const p = parent[box]!;
+    if (p === root || p < 0 || chars[p]! > MAX_OFFER_BOX_CHARS || chars[p]! * 3 > chars[root]!) break;
+    box = p;
+  }
+  return box;
+}
+
+/** Text a caption box (title, caption, credit) may hold. */
+const MAX_CAPTION_BOX_CHARS = 250;
+const CAPTION_BOX_LEVELS = 2;
+/** Tape events looked through for the picture beside a caption. */
+const MAX_FIGURE_OPS = 400;
+
+/**
+ * The caption a credit closes: the largest short block above the credit that
+ * holds no picture itself while the block around it does (a title, a
+ * caption and a credit set under a picture). Without a picture beside it, the
+ * credit goes alone.
+ */
+function captionBox(tape: Tape, id: number, root: number): number {
+  const { parent, chars } = tape;
+  let box = id;
+  for (let level = 0; level < CAPTION_BOX_LEVELS; level++) {
+    const p = parent[box]!;
+    if (p === root || p < 0 || chars[p]! > MAX_CAPTION_BOX_CHARS || holdsPicture(tape, p) !== false) break;
+    box = p;
+  }
+  return box !== id && holdsPicture(tape, parent[box]!) === true ? box : id;
+}
+
+/** Whether a small subtree holds an image; undefined when it is too big to look through. */
+function holdsPicture(tape: Tape, id: number): boolean | undefined {
+  if (id < 0 || tape.closeAt[id]! - tape.openAt[id]! > MAX_FIGURE_OPS) return undefined;
+  for (let i = tape.openAt[id]! + 1; i < tape.closeAt[id]!; i++) {
+    const op = tape.ops[i]!;
+    if ((op & 3) === 0 && tape.tag[op >> 2] === 'img') return true;
+  }
+  return false;
 }

@@ -112,7 +112,7 @@ function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
     }
   }
   dropTeaserCards(tape, root, removed);
-  dropBoilerplateLines(tape, root, removed);
+  dropBoilerplateLines(tape, root, removed, caption);
   dropEmptySections(tape, root, removed);
   return { root, removed, captionAlt: captionAlts(tape, root, removed, caption) };
 }
