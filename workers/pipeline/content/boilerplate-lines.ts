@@ -16,6 +16,8 @@ import { BLOCK, CONTROL, VOID } from './tag-kinds.js';
 const MAX_LINE_CHARS = 120;
 /** Captions with a credit at their end are longer than a bare credit line, but not by much. */
 const MAX_CAPTION_CHARS = 160;
+/** Prompts longer than this that hold a clause and end a sentence read as prose. */
+const MAX_PROMPT_SENTENCE_CHARS = 60;
 /** A credit naming only an agency (no "Photo:" label) is shorter still. */
 const MAX_AGENCY_LINE_CHARS = 60;
 
@@ -124,9 +126,12 @@ export function classifyLine(text: string): LineKind {
   if (line === '') return LineKind.Content;
   const length = line.replace(/\s/g, '').length;
   if (length <= MAX_LINE_CHARS) {
-    if (OFFERS.test(line)) return LineKind.Offer;
     if (CREDIT_LABEL.test(line)) return LineKind.Credit;
-    if (PROMPTS.test(line) || DATELINE.test(line) || DISCLAIMER.test(line)) return LineKind.Furniture;
+    // A longer sentence with a clause in it is prose that happens to use a prompt's words ("… send a newsletter to every household, and …").
+    const prose = length > MAX_PROMPT_SENTENCE_CHARS && line.includes(',') && /[.!?]$/.test(line);
+    if (!prose && OFFERS.test(line)) return LineKind.Offer;
+    if (!prose && PROMPTS.test(line)) return LineKind.Furniture;
+    if (DATELINE.test(line) || DISCLAIMER.test(line)) return LineKind.Furniture;
   }
   if (length <= MAX_AGENCY_LINE_CHARS && AGENCY.test(line) && !/[.!?]$/.test(line)) return LineKind.Credit;
   return length <= MAX_CAPTION_CHARS && CREDIT_TAIL.test(line) ? LineKind.Credit : LineKind.Content;
