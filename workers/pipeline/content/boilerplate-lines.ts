@@ -42,7 +42,7 @@ const OFFERS = new RegExp(
     '\\b(?:canal|kanal|channel) (?:de |auf |on )?(?:telegram|whatsapp)\\b',
     '\\b(?:telegram|whatsapp)[- ](?:kanal|channel|canal)\\b',
   ].join('|'),
-  'iu',
+  '',
 );
 
 const PROMPTS = new RegExp(
@@ -93,20 +93,32 @@ const PROMPTS = new RegExp(
     '\\bwar (?:dieser|der) (?:artikel|beitrag) (?:hilfreich|n[uü]tzlich)\\b',
     '\\bwas this (?:article |page )?helpful\\b',
   ].join('|'),
-  'iu',
+  '',
 );
 
 /** "Photo: …", "Quelle: …", "© …": who made the picture or where the text came from. */
 const CREDIT_LABEL =
-  /^(?:©|\(c\)|copyright\b|(?:foto|fotos|bild|bilder|bildquelle|titelbild|titelfoto|quelle|quellen|source|sources|photo|photos|image|images|credit|credits|cr[eé]dit|cr[eé]dits|fuente|fuentes|fonte|fotograf[ií]a)\s*[:：])/iu;
+  /^(?:©|\(c\)|copyright\b|(?:foto|fotos|bild|bilder|bildquelle|titelbild|titelfoto|quelle|quellen|source|sources|photo|photos|image|images|credit|credits|cr[eé]dit|cr[eé]dits|fuente|fuentes|fonte|fotograf[ií]a)\s*[:：])/;
 /** Picture agencies and stock libraries named alone on a short line under a picture. */
-const AGENCY = /\b(?:getty ?images|shutterstock|istock(?:photo)?|imago|picture[ -]alliance|unsplash|pixabay|adobe ?stock|fotolia|dpa|afp|reuters|ap photo)\b/iu;
+const AGENCY = /\b(?:getty ?images|shutterstock|istock(?:photo)?|imago|picture[ -]alliance|unsplash|pixabay|adobe ?stock|fotolia|dpa|afp|reuters|ap photo)\b/;
 /** A caption ending in its credit: "… in 1975. | © Agency", "… (Foto: Agency)". */
-const CREDIT_TAIL = /(?:©|\(c\)|\b(?:foto|fotos|photo|photos|bild|bildquelle|credit|cr[eé]dit)\s*[:：])[^.!?:：©]{1,60}\)?$/iu;
+const CREDIT_TAIL = /(?:©|\(c\)|\b(?:foto|fotos|photo|photos|bild|bildquelle|credit|cr[eé]dit)\s*[:：])[^.!?:：©]{1,60}\)?$/;
 /** "Published on 4 May 2022", "Veröffentlichung: 12.05.2022": the date line of the article, not its text. */
 const DATELINE =
-  /^(?:ver[öo]ffentlicht(?: am)?|ver[öo]ffentlichung|erschienen(?: am)?|aktualisiert(?: am)?|zuletzt (?:aktualisiert|ge[äa]ndert)|published(?: on)?|posted(?: on)?|last updated|updated(?: on)?|publi[ée](?: le)?|mis [àa] jour(?: le)?|publicado(?: el)?|actualizado(?: el)?|pubblicato(?: il)?|gepubliceerd(?: op)?)\s*[:：]?\s*[^.!?]{0,40}\d[^!?]{0,30}$/iu;
-const DISCLAIMER = /^(?:alle )?angaben ohne gew[aä]hr\b/iu;
+  /^(?:ver[öo]ffentlicht(?: am)?|ver[öo]ffentlichung|erschienen(?: am)?|aktualisiert(?: am)?|zuletzt (?:aktualisiert|ge[äa]ndert)|published(?: on)?|posted(?: on)?|last updated|updated(?: on)?|publi[ée](?: le)?|mis [àa] jour(?: le)?|publicado(?: el)?|actualizado(?: el)?|pubblicato(?: il)?|gepubliceerd(?: op)?)\s*[:：]?\s*[^.!?]{0,40}\d[^!?]{0,30}$/;
+const DISCLAIMER = /^(?:alle )?angaben ohne gew[aä]hr\b/;
+
+/** Every pattern at once: most lines match none, and one test tells. */
+const ANY_LINE = new RegExp([OFFERS, PROMPTS, CREDIT_LABEL, DATELINE, DISCLAIMER, AGENCY, CREDIT_TAIL].map((words) => `(?:${words.source})`).join('|'));
+const LEADING_MARKS = /^[([«„“"]+\s*/;
+const TRAILING_MARKS = /\s*[)\]»“”"]+$/;
+
+/** Characters of a text other than white space. */
+function visibleChars(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 32) n++;
+  return n;
+}
 
 /** What a line of the content is, if it is not content. */
 export const enum LineKind {
@@ -120,11 +132,11 @@ export const enum LineKind {
 }
 
 /** What a line of text is: content, a prompt, a credit or date line, a credited caption, a disclaimer or an offer. */
-export function classifyLine(text: string): LineKind {
+export function classifyLine(text: string, length = visibleChars(text)): LineKind {
+  if (length === 0) return LineKind.Content;
   // A line set in brackets or quotes reads the same without them: "(Foto: dpa)", "(Alle Angaben ohne Gewähr)".
-  const line = text.replace(/\s+/g, ' ').replace(/^[\s([«„“"]+|[\s)\]»“”"]+$/g, '');
-  if (line === '') return LineKind.Content;
-  const length = line.replace(/\s/g, '').length;
+  const line = text.replace(/\s+/g, ' ').trim().replace(LEADING_MARKS, '').replace(TRAILING_MARKS, '').toLowerCase();
+  if (!ANY_LINE.test(line)) return LineKind.Content;
   if (length <= MAX_LINE_CHARS) {
     if (CREDIT_LABEL.test(line)) return LineKind.Credit;
     // A longer sentence with a clause in it is prose that happens to use a prompt's words ("… send a newsletter to every household, and …").
@@ -180,7 +192,7 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
 
   const endLine = (frame: BlockFrame): void => {
     if (frame.lineChars > 0 && frame.lineChars <= MAX_CAPTION_CHARS && !frame.lineBare && frame.lineElements !== undefined) {
-      const what = classifyLine(frame.line);
+      const what = classifyLine(frame.line, frame.lineChars);
       if (what !== LineKind.Content) {
         for (const id of frame.lineElements) removed[id] = 1;
         if (what === LineKind.Offer && chars[frame.id]! <= MAX_OFFER_BOX_CHARS) cut(frame.id, what);
@@ -217,14 +229,14 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
       const frame = frames[frames.length - 1];
       if (frame?.id !== index) continue;
       frames.pop();
-      const what = frame.textChars > 0 && frame.textChars <= MAX_CAPTION_CHARS ? classifyLine(frame.text) : LineKind.Content;
+      const what = frame.textChars > 0 && frame.textChars <= MAX_CAPTION_CHARS ? classifyLine(frame.text, frame.textChars) : LineKind.Content;
       if (what !== LineKind.Content && chars[index]! <= MAX_CAPTION_CHARS) cut(index, what);
       else endLine(frame);
     } else if (frames.length > 0) {
       const frame = frames[frames.length - 1]!;
       const text = texts[index]!;
       if (frame.textChars > MAX_CAPTION_CHARS && frame.lineChars > MAX_CAPTION_CHARS) continue;
-      const visible = text.replace(/\s/g, '').length;
+      const visible = visibleChars(text);
       if (visible === 0) continue;
       if (frame.textChars <= MAX_CAPTION_CHARS) {
         frame.text += text;
