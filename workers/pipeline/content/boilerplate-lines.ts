@@ -1,5 +1,6 @@
 import type { Tape } from './html-tape.js';
-import { BLOCK, CONTROL, VOID } from './tag-kinds.js';
+import { BLOCK, VOID } from './tag-kinds.js';
+import { walkSelection } from './tape-walk.js';
 
 /**
  * Short blocks inside the article that are furniture by what they say, not
@@ -179,7 +180,7 @@ interface BlockFrame {
  * captions they close are marked in `caption`.
  */
 export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Array, caption: Uint8Array): void {
-  const { ops, texts, closeAt, kind, chars, parent, tag } = tape;
+  const { kind, chars, parent, tag } = tape;
   const frames: BlockFrame[] = [];
   // Open elements of the replay, innermost last: text whose innermost element is the block itself is bare.
   const elements: number[] = [];
@@ -203,16 +204,10 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
     frame.lineElements = [];
     frame.lineBare = false;
   };
-  for (let i = tape.openAt[root]! + 1; i < closeAt[root]!; i++) {
-    const op = ops[i]!;
-    const type = op & 3;
-    const index = op >> 2;
-    if (type === 0) {
-      if (removed[index] !== 0 || kind[index]! & CONTROL) {
-        i = closeAt[index]!;
-        continue;
-      }
+  walkSelection(tape, { root, removed }, {
+    open(index) {
       elements.push(index);
+      if (index === root) return;
       const frame = frames[frames.length - 1];
       if (kind[index]! & BLOCK && !(kind[index]! & VOID)) {
         if (frame !== undefined) endLine(frame);
@@ -224,20 +219,21 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
           else frame.lineElements = undefined;
         }
       }
-    } else if (type === 1) {
+    },
+    close(index) {
       elements.pop();
       const frame = frames[frames.length - 1];
-      if (frame?.id !== index) continue;
+      if (frame?.id !== index) return;
       frames.pop();
       const what = frame.textChars > 0 && frame.textChars <= MAX_CAPTION_CHARS ? classifyLine(frame.text, frame.textChars) : LineKind.Content;
       if (what !== LineKind.Content && chars[index]! <= MAX_CAPTION_CHARS) cut(index, what);
       else endLine(frame);
-    } else if (frames.length > 0) {
-      const frame = frames[frames.length - 1]!;
-      const text = texts[index]!;
-      if (frame.textChars > MAX_CAPTION_CHARS && frame.lineChars > MAX_CAPTION_CHARS) continue;
+    },
+    text(text) {
+      const frame = frames[frames.length - 1];
+      if (frame === undefined || (frame.textChars > MAX_CAPTION_CHARS && frame.lineChars > MAX_CAPTION_CHARS)) return;
       const visible = visibleChars(text);
-      if (visible === 0) continue;
+      if (visible === 0) return;
       if (frame.textChars <= MAX_CAPTION_CHARS) {
         frame.text += text;
         frame.textChars += visible;
@@ -247,8 +243,8 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
         frame.lineChars += visible;
       }
       if (elements[elements.length - 1] === frame.id) frame.lineBare = true;
-    }
-  }
+    },
+  });
 }
 
 /** The small box an offer sits in: up to three levels up, while it stays short and a small part of the content. */

@@ -38,6 +38,12 @@ function paragraphs(): string {
   return ARTICLE_PARAGRAPHS.map((p) => `<p>${p}</p>`).join('');
 }
 
+/** The article's paragraphs are all in the output, and none of the furniture is. */
+function expectArticleWithout(output: string, furniture: string[]): void {
+  for (const paragraph of ARTICLE_PARAGRAPHS) expect(output).to.include(paragraph);
+  for (const words of furniture) expect(output, words).to.not.include(words);
+}
+
 const BOILERPLATE = [
   'We use cookies',
   'Accept all',
@@ -172,9 +178,8 @@ describe('main content', () => {
     const html = `<html><body><article><h1>River floods the lower town</h1>${paragraphs()}<p>${prose}</p>${lines.join('')}</article></body></html>`;
     const { text, markdown } = convertHtml(html, { url: URL });
     for (const output of [text, markdown]) {
-      for (const paragraph of ARTICLE_PARAGRAPHS) expect(output).to.include(paragraph);
+      expectArticleWithout(output, ['Artikel teilen', 'Landesregierung', 'Max Muster', 'Publié le', 'te puede interesar', 'einen Kommentar']);
       expect(output).to.include(prose);
-      for (const line of ['Artikel teilen', 'Landesregierung', 'Max Muster', 'Publié le', 'te puede interesar', 'einen Kommentar']) expect(output, line).to.not.include(line);
     }
   });
 
@@ -183,20 +188,15 @@ describe('main content', () => {
     const offer = '<div class="box-3"><h4>Stay informed</h4><p>Every Friday, the week on the river in five minutes.</p><p><strong>Sign up for our newsletter</strong></p></div>';
     const html = `<html><body><article><div>${paragraphs()}${back}</div>${offer}<p>${'The gauges are read every hour and published on the council site, together with the forecast. '.repeat(3)}</p></article></body></html>`;
     const text = convertHtml(html, { url: URL }).text;
-    for (const paragraph of ARTICLE_PARAGRAPHS) expect(text).to.include(paragraph);
+    expectArticleWithout(text, ['back to the list', 'Stay informed', 'the week on the river', 'Sign up']);
     expect(text).to.include('The gauges are read every hour');
-    for (const furniture of ['back to the list', 'Stay informed', 'the week on the river', 'Sign up']) expect(text, furniture).to.not.include(furniture);
   });
 
   it('cuts a caption box closed by a picture credit, and the alt text repeating it', () => {
     const visual = '<div class="visual"><a href="/big.jpg"><img src="/gauge.jpg" alt="The gauge at the old bridge at noon."></a><div class="description"><strong>The gauge at the old bridge at noon.</strong><div class="box"><span>© Jane Roe / Agency</span></div></div></div>';
     const html = `<html><body><article>${paragraphs()}${visual}</article></body></html>`;
     const { text, markdown } = convertHtml(html, { url: URL });
-    for (const output of [text, markdown]) {
-      for (const paragraph of ARTICLE_PARAGRAPHS) expect(output).to.include(paragraph);
-      expect(output).to.not.include('Jane Roe');
-      expect(output).to.not.include('old bridge at noon');
-    }
+    for (const output of [text, markdown]) expectArticleWithout(output, ['Jane Roe', 'old bridge at noon']);
     expect(markdown).to.include('](https://news.example.org/gauge.jpg)');
   });
 
