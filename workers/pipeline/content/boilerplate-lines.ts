@@ -3,14 +3,14 @@ import { BLOCK, VOID } from './tag-kinds.js';
 import { walkSelection } from './tape-walk.js';
 
 /**
- * Short blocks inside the article that are furniture by what they say, not
- * by how they are marked up: the share, subscribe, follow and comment prompts
- * and the "more on this topic" titles that sites write as ordinary
- * paragraphs and headings, and the source and photo credit lines under the
- * text. Phrases are the stock ones of such prompts in English, German,
- * French, Spanish, Italian and Dutch, matched against the whole block, which
- * must be short: a sentence of the article that happens to use one of the
- * words is longer than a prompt.
+ * Lines inside the article that are furniture by what they say, not by how
+ * they are marked up: the share, subscribe, follow and comment prompts, the
+ * "more on this topic" titles, date lines, disclaimers and the source and
+ * photo credits that sites write as ordinary paragraphs and headings. Phrases
+ * are the stock ones of such prompts in English, German, French, Spanish,
+ * Italian and Dutch, matched against the whole line, which must be short: a
+ * sentence of the article that happens to use one of the words is longer.
+ * See docs/decisions/0019-main-content-blocks.md.
  */
 
 /** Non-space characters a block may hold and still be read as a prompt or a credit line. */
@@ -107,7 +107,7 @@ const CREDIT_TAIL = /(?:©|\(c\)|\b(?:foto|fotos|photo|photos|bild|bildquelle|cr
 /** "Published on 4 May 2022", "Veröffentlichung: 12.05.2022": the date line of the article, not its text. */
 const DATELINE =
   /^(?:ver[öo]ffentlicht(?: am)?|ver[öo]ffentlichung|erschienen(?: am)?|aktualisiert(?: am)?|zuletzt (?:aktualisiert|ge[äa]ndert)|published(?: on)?|posted(?: on)?|last updated|updated(?: on)?|publi[ée](?: le)?|mis [àa] jour(?: le)?|publicado(?: el)?|actualizado(?: el)?|pubblicato(?: il)?|gepubliceerd(?: op)?)\s*[:：]?\s*[^.!?]{0,40}\d[^!?]{0,30}$/;
-const DISCLAIMER = /^(?:alle )?angaben ohne gew[aä]hr\b/;
+const DISCLAIMER = /^(?:(?:alle )?angaben ohne gew[aä]hr|(?:all )?(?:information|details) without (?:guarantee|warranty)|sans garantie|sin garant[ií]a|senza garanzia|zonder garantie)\b/;
 
 /** Every pattern at once: most lines match none, and one test tells. */
 const ANY_LINE = new RegExp([OFFERS, PROMPTS, CREDIT_LABEL, DATELINE, DISCLAIMER, AGENCY, CREDIT_TAIL].map((words) => `(?:${words.source})`).join('|'));
