@@ -99,7 +99,7 @@ const LIKELY_JUNK_WORDS =
 const AUTHOR_WORDS = /(?:^|[^a-z0-9])(?:author\w*|autor\w*|byline\w*|contributor\w*|about-?(?:the-)?author|bio|biography|saboxplugin\w*)(?:$|[^a-z0-9])/;
 
 const CAPTION_WORDS =
-  /(?:^|[^a-z0-9])(?:(?:fig|wp-|image-?|img-?|photo-?|media-?)?captions?\w*|(?:image-?|img-?|photo-?|media-?)?credits?|copyright|legend|legende|bildunterschrift|bildnachweis)(?:$|[^a-z0-9])/;
+  /(?:^|[^a-z0-9])(?:(?:fig|wp-|image-?|img-?|photo-?|media-?)?captions?\w*|(?:image-?|img-?|photo-?|media-?)?credits?|(?:image|img|photo|foto|bild)-?(?:source|quelle|nachweis)|copyright|legend|legende|bildunterschrift|bildnachweis)(?:$|[^a-z0-9])/;
 
 const CONTENT_WORDS =
   /(?:^|[^a-z0-9])(?:article\w*|content\w*|entry\w*|post-?(?:body|content|text|entry)|story\w*|main\w*|text|body|blog-?post|hentry|page-?content|single|prose|markdown-body|rich-?text|td-post-content|field-?item|node-?content|news-?(?:text|content|body|article))(?:$|[^a-z0-9])/;

@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { BLOCK, PARAGRAPH, SKIP, VOID, tagKind } from './tag-kinds.js';
+import { BLOCK, FALLBACK, PARAGRAPH, SKIP, VOID, tagKind } from './tag-kinds.js';
 import { classifyAttributes } from './boilerplate-patterns.js';
 
 /**
@@ -117,7 +117,8 @@ export function recordTape(html: string, forSelection = true): Tape {
           stack.push(-1);
           return;
         }
-        const kind = tagKind(name);
+        // Main-content selection records noscript content as a fallback; every other output skips it.
+        const kind = forSelection && name === 'noscript' ? FALLBACK | BLOCK | PARAGRAPH : tagKind(name);
         if (kind & SKIP || isHidden(attribs)) {
           skipDepth = 1;
           stack.push(-1);
@@ -125,7 +126,8 @@ export function recordTape(html: string, forSelection = true): Tape {
         }
         const id = tape.tag.length;
         const parent = stack.length > 0 ? stack[stack.length - 1]! : -1;
-        tape.tag.push(name);
+        // A noscript fallback is written as the division it stands for, so no output hides it from a scripted browser.
+        tape.tag.push(kind & FALLBACK ? 'div' : name);
         tape.kind.push(kind);
         tape.attrs.push(attribs);
         tape.parent.push(parent);
@@ -195,7 +197,8 @@ export function recordTape(html: string, forSelection = true): Tape {
         if (kind & PARAGRAPH) paragraphs.pop();
         if (name === 'a') linkDepth--;
         const parent = tape.parent[id]!;
-        if (parent >= 0) {
+        // A noscript fallback adds nothing to the text around it: the page as shown has it not.
+        if (parent >= 0 && !(kind & FALLBACK)) {
           tape.chars[parent]! += tape.chars[id]!;
           tape.linkChars[parent]! += tape.linkChars[id]!;
           tape.blocks[parent]! += tape.blocks[id]! + (kind & BLOCK && !(kind & VOID) ? 1 : 0);

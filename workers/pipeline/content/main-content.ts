@@ -1,7 +1,9 @@
 import type { Tape } from './html-tape.js';
 import type { Selection } from './tape-walk.js';
 import { ARIA_HIDDEN, ARTICLE_BODY, AUTHOR, CAPTION, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
-import { BLOCK, CONTAINER, CONTROL, FURNITURE, HEADING, PARAGRAPH } from './tag-kinds.js';
+import { dropBoilerplateLines } from './boilerplate-lines.js';
+import { dropTeaserCards } from './teaser-cards.js';
+import { BLOCK, CONTAINER, CONTROL, FALLBACK, FURNITURE, HEADING, PARAGRAPH } from './tag-kinds.js';
 
 /** The whole page, less what is never content (scripts, hidden elements and form controls are already out). */
 export function selectFullPage(tape: Tape): Selection {
@@ -19,6 +21,8 @@ const MAX_AUTHOR_BOX_CHARS = 1500;
 const CLASS_WEIGHT_FULL_CHARS = 500;
 /** Longer headings read as prose set large rather than as the title of a section. */
 const MAX_TITLE_CHARS = 60;
+/** How many levels up from the content a lead is looked for. */
+const LEAD_LEVELS = 5;
 const LEAF_PARAGRAPHS = new Set(['p', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'li', 'dd', 'dt', 'caption', 'figcaption', 'summary', 'address', 'th']);
 
 /**
@@ -40,7 +44,30 @@ const LEAF_PARAGRAPHS = new Set(['p', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
  * See docs/decisions/0007-main-content-signals.md for why each signal is there.
  */
 export function selectMainContent(tape: Tape): Selection {
-  const { junk, dead, hardDead, caption, score, best, bestScore } = analyseContent(tape);
+  const selection = selectFrom(tape, analyseContent(tape, false));
+  return needsFallback(tape, selection) ? selectFrom(tape, analyseContent(tape, true)) : selection;
+}
+
+/** Fallback (noscript) text a page needs before it is looked at, and how much more of it there must be than of the selection. */
+const MIN_FALLBACK_CHARS = 500;
+const FALLBACK_RATIO = 2;
+
+/**
+ * Whether the selection is next to nothing beside the page's noscript
+ * content: the page is rendered by a script and its text is in the fallback.
+ */
+function needsFallback(tape: Tape, selection: Selection): boolean {
+  let fallback = 0;
+  for (let id = 0; id < tape.tag.length; id++) if (tape.kind[id]! & FALLBACK) fallback += tape.chars[id]!;
+  if (fallback < MIN_FALLBACK_CHARS) return false;
+  let selected = 0;
+  if (selection.root >= 0) selected = tape.chars[selection.root]!;
+  else for (let id = 0; id < tape.tag.length; id++) if (tape.parent[id] === -1) selected += tape.chars[id]!;
+  return selected * FALLBACK_RATIO < fallback;
+}
+
+function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
+  const { junk, dead, hardDead, caption, score, best, bestScore } = analysis;
   const n = tape.tag.length;
   const { parent } = tape;
   if (best < 0) return { root: -1, removed: dead };
@@ -84,6 +111,8 @@ export function selectMainContent(tape: Tape): Selection {
       id = lastDescendant(tape, id);
     }
   }
+  dropTeaserCards(tape, root, removed);
+  dropBoilerplateLines(tape, root, removed, caption);
   dropEmptySections(tape, root, removed);
   return { root, removed, captionAlt: captionAlts(tape, root, removed, caption) };
 }
@@ -184,7 +213,7 @@ function dropEmptySections(tape: Tape, root: number, removed: Uint8Array): void 
 function leadBefore(tape: Tape, root: number, blocked: Uint8Array): number {
   const { parent, tag } = tape;
   let anchor = root;
-  for (let level = 0; level < 3; level++) {
+  for (let level = 0; level < LEAD_LEVELS; level++) {
     const p = parent[anchor]!;
     if (p < 0 || tag[p] === 'body' || tag[p] === 'html') return -1;
     let candidate = -1;
@@ -243,7 +272,7 @@ export interface ContentAnalysis {
 }
 
 /** The furniture marks and candidate scores behind `selectMainContent`. */
-export function analyseContent(tape: Tape): ContentAnalysis {
+export function analyseContent(tape: Tape, withFallback = false): ContentAnalysis {
   const n = tape.tag.length;
   const { parent, kind, hints, chars, linkChars, tag } = tape;
   let total = 0;
@@ -275,7 +304,8 @@ export function analyseContent(tape: Tape): ContentAnalysis {
     const h = hints[id]!;
     const container = (kind[id]! & CONTAINER) !== 0 || (h & ARTICLE_BODY) !== 0;
     inContainer[id] = container || (p >= 0 && inContainer[p] === 1) ? 1 : 0;
-    const verdict = isJunk(id, tape, total, p >= 0 && inContainer[p] === 1, holdsMain[id] === 1, holdsImage[id] === 1);
+    const verdict =
+      kind[id]! & FALLBACK ? (withFallback ? KEEP : FURNITURE_JUNK) : isJunk(id, tape, total, p >= 0 && inContainer[p] === 1, holdsMain[id] === 1, holdsImage[id] === 1);
     if (verdict !== KEEP) junk[id] = 1;
     dead[id] = junk[id] === 1 || (p >= 0 && dead[p] === 1) ? 1 : 0;
     if (verdict === CAPTION_JUNK) caption[id] = 1;
@@ -463,9 +493,15 @@ function lastText(tape: Tape, id: number): string {
   return '';
 }
 
+/**
+ * Items, rows and cells are judged with their list or table: a linked
+ * ingredient or source in a list of prose stays, a menu goes as a whole.
+ */
+const LIST_PARTS = new Set(['li', 'dt', 'dd', 'tr', 'td', 'th', 'tbody', 'thead', 'tfoot']);
+
 /** Blocks that are mostly links: menus, tag lists, "read also" lines. */
 function isLinkList(tape: Tape, id: number): boolean {
-  if (!(tape.kind[id]! & BLOCK)) return false;
+  if (!(tape.kind[id]! & BLOCK) || LIST_PARTS.has(tape.tag[id]!)) return false;
   const c = tape.chars[id]!;
   if (c === 0) return false;
   const links = tape.linkChars[id]!;

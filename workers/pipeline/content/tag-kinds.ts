@@ -15,6 +15,13 @@ export const HEADING = 32;
 export const VOID = 64;
 /** Semantic containers that usually hold the article. */
 export const CONTAINER = 128;
+/**
+ * Content for browsers without scripts (noscript): recorded for main-content
+ * selection only, outside the text statistics of its ancestors, and used only
+ * when the page shows next to nothing else (a script-rendered blog whose post
+ * is in its noscript fallback).
+ */
+export const FALLBACK = 256;
 
 const kinds = new Map<string, number>();
 

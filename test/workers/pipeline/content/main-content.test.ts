@@ -38,6 +38,12 @@ function paragraphs(): string {
   return ARTICLE_PARAGRAPHS.map((p) => `<p>${p}</p>`).join('');
 }
 
+/** The article's paragraphs are all in the output, and none of the furniture is. */
+function expectArticleWithout(output: string, furniture: string[]): void {
+  for (const paragraph of ARTICLE_PARAGRAPHS) expect(output).to.include(paragraph);
+  for (const words of furniture) expect(output, words).to.not.include(words);
+}
+
 const BOILERPLATE = [
   'We use cookies',
   'Accept all',
@@ -157,6 +163,86 @@ describe('main content', () => {
     const html = `<html><body><article>${paragraphs()}${table}</article></body></html>`;
     const text = convertHtml(html, { url: URL }).text;
     expect(text).to.include('4.2 m');
+  });
+
+  it('cuts prompt, credit and date lines written as ordinary paragraphs, in several languages, but keeps prose using the same words', () => {
+    const prose = 'The council said it would send a newsletter to every household, and share the cost of repairs with the county.';
+    const lines = [
+      '<p>Möchten Sie den Artikel teilen?</p>',
+      '<p><em>(Quelle: Landesregierung)</em></p>',
+      '<p>Foto: Max Muster</p>',
+      '<p>Publié le 4 mai 2022</p>',
+      '<h3>También te puede interesar</h3>',
+      '<p>Schreibe einen Kommentar</p>',
+    ];
+    const html = `<html><body><article><h1>River floods the lower town</h1>${paragraphs()}<p>${prose}</p>${lines.join('')}</article></body></html>`;
+    const { text, markdown } = convertHtml(html, { url: URL });
+    for (const output of [text, markdown]) {
+      expectArticleWithout(output, ['Artikel teilen', 'Landesregierung', 'Max Muster', 'Publié le', 'te puede interesar', 'einen Kommentar']);
+      expect(output).to.include(prose);
+    }
+  });
+
+  it('cuts a prompt line out of a longer block by its elements, and an offer with its small box', () => {
+    const back = '<a href="/press">back to the list</a>';
+    const offer = '<div class="box-3"><h4>Stay informed</h4><p>Every Friday, the week on the river in five minutes.</p><p><strong>Sign up for our newsletter</strong></p></div>';
+    const html = `<html><body><article><div>${paragraphs()}${back}</div>${offer}<p>${'The gauges are read every hour and published on the council site, together with the forecast. '.repeat(3)}</p></article></body></html>`;
+    const text = convertHtml(html, { url: URL }).text;
+    expectArticleWithout(text, ['back to the list', 'Stay informed', 'the week on the river', 'Sign up']);
+    expect(text).to.include('The gauges are read every hour');
+  });
+
+  it('cuts a caption box closed by a picture credit, and the alt text repeating it', () => {
+    const visual = '<div class="visual"><a href="/big.jpg"><img src="/gauge.jpg" alt="The gauge at the old bridge at noon."></a><div class="description"><strong>The gauge at the old bridge at noon.</strong><div class="box"><span>© Jane Roe / Agency</span></div></div></div>';
+    const html = `<html><body><article>${paragraphs()}${visual}</article></body></html>`;
+    const { text, markdown } = convertHtml(html, { url: URL });
+    for (const output of [text, markdown]) expectArticleWithout(output, ['Jane Roe', 'old bridge at noon']);
+    expect(markdown).to.include('](https://news.example.org/gauge.jpg)');
+  });
+
+  it('cuts teaser cards set inside the article but keeps a picture that links to its own image file', () => {
+    const card = '<div class="snippet"><h3><a href="/stars/summer">Summer on the islands</a></h3><a href="/stars/summer"><img src="/summer.jpg"></a><div>Holiday time, and the whole family went along. <a href="/stars/summer">Read on</a></div></div>';
+    const own = '<p><a href="/full/flood.jpg"><img src="/flood.jpg" alt="Flooded square"></a></p>';
+    const html = `<html><body><article>${paragraphs()}${card}${own}<p>${ARTICLE_PARAGRAPHS[0]!.replace('river', 'stream')}</p></article></body></html>`;
+    const { text, markdown } = convertHtml(html, { url: URL });
+    for (const furniture of ['Summer on the islands', 'Holiday time', 'Read on']) expect(text, furniture).to.not.include(furniture);
+    expect(markdown).to.include('(https://news.example.org/flood.jpg)');
+  });
+
+  it('keeps linked items of a list of prose and linked rows of a table', () => {
+    const list = '<ul><li>Two shelters opened in the school and the church hall.</li><li><a href="/tv">Report on the evening news</a></li><li>The third shelter opened at the sports ground.</li></ul>';
+    const table = '<table><tr><td>Flour</td><td>200 g</td></tr><tr><td>Butter or margarine</td><td>125 g</td></tr><tr><td><a href="/glossary/mandarins">Mandarins</a></td><td>2 tins</td></tr></table>';
+    const html = `<html><body><article>${paragraphs()}${list}${table}</article></body></html>`;
+    const text = convertHtml(html, { url: URL }).text;
+    expect(text).to.include('Report on the evening news');
+    expect(text).to.include('Mandarins');
+  });
+
+  it('reads the post from its noscript fallback when the page shows next to nothing else, and never otherwise', () => {
+    const fallback = `<noscript><h1>River floods the lower town</h1>${paragraphs()}${paragraphs()}</noscript>`;
+    const scripted = `<html><body><div class="app">Loading…</div>${fallback}</body></html>`;
+    const { text, html } = convertHtml(scripted, { url: URL });
+    for (const paragraph of ARTICLE_PARAGRAPHS) expect(text).to.include(paragraph);
+    expect(html).to.not.include('noscript');
+    const withArticle = `<html><body><article>${paragraphs()}<noscript><p>Please enable JavaScript to see the comments, the map and the gallery of this report.</p></noscript></article></body></html>`;
+    expect(convertHtml(withArticle, { url: URL }).text).to.not.include('enable JavaScript');
+    expect(convertHtml(scripted, { url: URL, onlyMainContent: false }).text).to.not.include(ARTICLE_PARAGRAPHS[0]);
+  });
+
+  it('stays linear on pages built to defeat the line, card and caption rules', () => {
+    const n = 20_000;
+    const hostile = [
+      `<div>${'<a href="/x"><img src="/i.jpg"></a><a href="/x">Read on</a>'.repeat(n)}</div>`,
+      `<div>${'<span>Share</span><br>'.repeat(n)}</div>`,
+      `<div>${'<div><img src="/i.jpg"><div>Caption <span>© Agency</span></div></div>'.repeat(n)}</div>`,
+      `${'<div><p>Sign up for our newsletter</p>'.repeat(2_000)}${'</div>'.repeat(2_000)}`,
+    ];
+    for (const body of hostile) {
+      const started = performance.now();
+      convertHtml(`<html><body><article>${paragraphs()}${body}</article></body></html>`, { url: URL }).markdown;
+      // Linear work on these pages takes well under a second; a pass per element over its neighbours would take minutes.
+      expect(performance.now() - started, body.slice(0, 60)).to.be.below(5_000);
+    }
   });
 
   it('falls back to the page when nothing looks like an article', () => {
