@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { ROOT } from '../../deploy/local/processes.js';
 import { apiRoutes, openApiDocument } from '../../gateway/api/routes.js';
 import { createControlPlaneClient } from '../../gateway/control-plane-client.js';
+import { ACCOUNT_EVENTS, CRAWL_OUTPUT_EVENT, CRAWL_WEBHOOK_EVENTS } from '../../common/event-types.js';
 
 const run = promisify(execFile);
 
@@ -14,7 +15,7 @@ describe('the OpenAPI document derived from the route table', function () {
   this.timeout(60_000);
   // The control plane is never called: the table is only read.
   const routes = apiRoutes({ controlPlane: createControlPlaneClient('http://127.0.0.1:9'), publicBaseUrl: 'http://127.0.0.1:8080' });
-  const doc = openApiDocument(routes, 'http://127.0.0.1:8080') as { paths: Record<string, Record<string, any>> };
+  const doc = openApiDocument(routes, 'http://127.0.0.1:8080') as { paths: Record<string, Record<string, any>>; webhooks: Record<string, any> };
 
   it('passes redocly lint with no errors and no warnings', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'trawl-openapi-'));
@@ -27,6 +28,12 @@ describe('the OpenAPI document derived from the route table', function () {
       expect(output, output).not.to.match(/You have \d+ warning/);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('documents the payload of every event the service sends', () => {
+    for (const event of [...ACCOUNT_EVENTS, ...CRAWL_WEBHOOK_EVENTS, CRAWL_OUTPUT_EVENT]) {
+      expect(doc.webhooks[event]?.post?.requestBody, event).to.exist;
     }
   });
 

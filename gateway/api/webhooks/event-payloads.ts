@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { PageChangeEvent } from '../crawl/schemas.js';
+import { CRAWL_OUTPUT_EVENT } from '../../../common/event-types.js';
+import { CrawlPageResult, PageChangeEvent } from '../crawl/schemas.js';
 
 /**
  * The events a receiver gets (SPEC 6.2, 6.3), for the OpenAPI document's
@@ -121,6 +122,15 @@ const MonitorChanged = MonitorChecked.extend({
   diff_summary: z.object({ added: z.number().int(), removed: z.number().int(), changed: z.number().int() }),
 });
 
+const CrawlPageResultEvent = z
+  .union([
+    CrawlPageResult.extend({ crawl_id: z.string() }),
+    z.object({ crawl_id: z.string(), job_id: z.string(), url: z.string(), data_omitted: z.literal(true) }).meta({
+      description: 'A page whose event would exceed 1 MB: its ids only; read it from the crawl status or its result files.',
+    }),
+  ])
+  .meta({ description: 'The page as the crawl status `results` gives it, with its crawl id.' });
+
 export interface EventDoc {
   type: string;
   summary: string;
@@ -144,4 +154,10 @@ export const EVENT_DOCS: readonly EventDoc[] = [
   { type: 'crawl.started', summary: 'A crawl started (crawl webhook object only)', data: CrawlStarted, crawlOnly: true },
   { type: 'crawl.page.completed', summary: 'A page of a crawl was scraped (crawl webhook object only)', data: CrawlPageCompleted, crawlOnly: true },
   { type: 'crawl.page.failed', summary: 'A page of a crawl failed (crawl webhook object only)', data: CrawlPageFailed, crawlOnly: true },
+  {
+    type: CRAWL_OUTPUT_EVENT,
+    summary: 'A finished page of a crawl, sent to its output webhook_stream URL only (signed with X-Webhook-* when output.signing.secret is set)',
+    data: CrawlPageResultEvent,
+    crawlOnly: true,
+  },
 ];
