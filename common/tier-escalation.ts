@@ -1,4 +1,4 @@
-import { CAPTCHA_CLASSIFICATION, CAPTCHA_TIER, SLOW_TIER, tierRank as rank } from './tiers.js';
+import { CAPTCHA_TIER, SLOW_TIER, tierRank as rank } from './tiers.js';
 
 /**
  * Escalation between the tiers of a plan: one policy for scrapes (decided by
@@ -8,6 +8,9 @@ import { CAPTCHA_CLASSIFICATION, CAPTCHA_TIER, SLOW_TIER, tierRank as rank } fro
 
 /** A successful fetch that returned an HTML shell whose content only JavaScript renders (AttemptReport.classification). */
 export const JS_SHELL = 'js_shell';
+
+/** What a fetch that met a captcha widget standing in for the page reports (AttemptReport.classification). */
+export const CAPTCHA_CLASSIFICATION = 'captcha';
 
 /**
  * The next tier after `current` in the plan, if escalation should continue.

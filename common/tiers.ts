@@ -62,5 +62,3 @@ export const CRAWL_FETCH_TIERS: readonly Tier[] = ['1', '2', '3', '4'];
 
 /** Tier 5 solves captchas: planned when deployed and affordable, entered only from an attempt classified `captcha` (SPEC 2.1). */
 export const CAPTCHA_TIER: Tier = '5';
-/** What a fetch that met a captcha widget standing in for the page reports (AttemptReport.classification). */
-export const CAPTCHA_CLASSIFICATION = 'captcha';

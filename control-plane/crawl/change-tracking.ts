@@ -153,12 +153,12 @@ export async function prepareTrackedReport(db: Db, redis: Redis, report: CrawlBa
 }
 
 /**
- * What a completed page costs: the crawl's page price, which holds the diff
- * surcharge, less that surcharge when the page could not be compared (its
- * stored result was gone).
+ * The diff surcharge a completed page pays on top of its tier: the crawl's,
+ * when the page was compared; nothing when the crawl does not track changes
+ * or the page could not be compared (its stored result was gone).
  */
-export function trackedPagePrice(price: number, tracked: TrackedReport | null, url: string): number {
-  return tracked && !tracked.material.has(url) ? price - tracked.tracking.surchargeMicrocents : price;
+export function diffSurcharge(tracked: TrackedReport | null, url: string): number {
+  return tracked?.material.has(url) ? tracked.tracking.surchargeMicrocents : 0;
 }
 
 /** A page's change as events carry it (no diff: that can be large). */

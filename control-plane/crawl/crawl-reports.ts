@@ -6,7 +6,7 @@ import type { NatsNames } from '../../common/nats-names.js';
 import { CrawlBatchReportSchema, type CrawlBatchReport, type DiscoveredLink } from '../../proto/gen/trawl/v1/crawl_pb.js';
 import { withTransaction } from '../billing/ledger.js';
 import { consumeReportStream } from '../report-stream.js';
-import { prepareTrackedReport, recordPageChanges, trackedPagePrice, type PageChangeEvent, type TrackedReport } from './change-tracking.js';
+import { diffSurcharge, prepareTrackedReport, recordPageChanges, type PageChangeEvent, type TrackedReport } from './change-tracking.js';
 import { recordCrawlEvents, type CrawlHappening } from './crawl-events.js';
 import { crawlProgress, eventTarget, pageJobId, progressData } from './crawl-progress.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
@@ -40,8 +40,8 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport, 
   return withTransaction(pool, async (client) => {
     const crawl = await lockCrawl(client, report.crawlId);
     if (!crawl || !ACTIVE.includes(crawl.status)) return false;
-    const price = crawl.price_microcents;
-    const surcharge = tracked?.tracking.surchargeMicrocents ?? 0;
+    // What each page reserved: its dearest planned tier and any diff surcharge.
+    const tierReserve = crawl.price_microcents - (tracked?.tracking.surchargeMicrocents ?? 0);
     const retryable = report.pages.filter((p) => !p.ok && !p.disallowed && RETRYABLE.has(p.errorCode)).map((p) => p.url);
     const retried = await retryPages(client, crawl.id, report.batchId, retryable, MAX_RETRIES);
     const inputs: PageResultInput[] = report.pages.filter((p) => !retried.has(p.url)).map((p) => ({
@@ -49,8 +49,7 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport, 
       status: p.disallowed ? 'skipped' : p.ok ? 'completed' : 'failed',
       statusCode: p.statusCode,
       tier: p.cached ? CACHE_TIER : p.tier || crawl.tier,
-      // The tier's price within what the page reserved, and the change_tracking surcharge when the page was compared.
-      costMicrocents: p.ok && !p.cached ? trackedPagePrice(pageCharge(price - surcharge, p.tier || crawl.tier) + surcharge, tracked, p.url) : 0,
+      costMicrocents: p.ok && !p.cached ? pageCharge(tierReserve, p.tier || crawl.tier) + diffSurcharge(tracked, p.url) : 0,
       cached: p.cached,
       resultKey: p.resultKey || null,
       errorCode: p.ok ? null : p.errorCode || null,

@@ -1,3 +1,4 @@
+import { JS_SHELL } from '../../common/tier-escalation.js';
 import { TrawlError } from '../../common/errors.js';
 import type { FetchTask } from '../../proto/gen/trawl/v1/work_pb.js';
 import { DEFAULT_OCR_LANGUAGE, ocrTextToHtml, type OcrEngine } from '../document/ocr.js';
@@ -59,7 +60,7 @@ export interface FetchWorkDeps {
 /** What a successful fetch is besides a page, for the control plane to act on (AttemptReport.classification). */
 export function classifyPage(page: FetchedPage, detectShells: boolean): string {
   if (!detectShells || page.contentType !== 'text/html') return '';
-  return isJavaScriptShell(decodeText(page.body.subarray(0, SHELL_SCAN_BYTES), page.charset)) ? 'js_shell' : '';
+  return isJavaScriptShell(decodeText(page.body.subarray(0, SHELL_SCAN_BYTES), page.charset)) ? JS_SHELL : '';
 }
 
 /** The wall an HTML page puts in front of its content (a sign-in form, a captcha, a paywall), if any. */

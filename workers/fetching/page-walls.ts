@@ -1,5 +1,5 @@
 import { load } from 'cheerio';
-import { CAPTCHA_CLASSIFICATION } from '../../common/tiers.js';
+import { CAPTCHA_CLASSIFICATION } from '../../common/tier-escalation.js';
 import { CAPTCHA_NAMES, findCaptcha, type CaptchaWidget } from './captcha-detector.js';
 import type { FetchFailure } from './fetch-result.js';
 import { isLoginWall } from './login-wall-detector.js';
