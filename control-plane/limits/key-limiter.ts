@@ -49,12 +49,26 @@ const LIMIT_NAMES = ['requests_per_minute', 'burst_per_second', 'concurrent_requ
  */
 const RELEASE_DELAY_MS = 5;
 
+/** A call waiting for its key's next run of the script. */
+interface Waiting {
+  cost: number;
+  lease: string;
+  tier: BalanceTier;
+  /** The decision, and the tier the batch was decided at. */
+  resolve(answer: { decision: LimitDecision; tier: BalanceTier }): void;
+  reject(err: unknown): void;
+}
+
 /**
  * Per-API-key limits of SPEC 8.1: requests per minute and burst per second
  * (GCRA, writes cost two) and concurrent calls (leases), all decided by one
- * script run in Redis. The process renews the leases of its calls still in
- * progress every third of their time to live and drops each when its call
- * ends, with the key's next call or within RELEASE_DELAY_MS.
+ * script run in Redis. A key has at most one run in flight per process: the
+ * calls that arrive meanwhile wait for it and are decided together in the
+ * next run, in arrival order, at the tier of the latest of them, so under
+ * load a key costs one Redis round trip per batch rather than per call. The
+ * process renews the leases of its calls still in progress every third of
+ * their time to live and drops each when its call ends, with the key's next
+ * run or within RELEASE_DELAY_MS.
  */
 export function createKeyLimiter(redis: Redis, keys: RedisKeys, opts: KeyLimiterOptions): KeyLimiter {
   const script = rateLimitScript(redis);
@@ -95,25 +109,50 @@ export function createKeyLimiter(redis: Redis, keys: RedisKeys, opts: KeyLimiter
     'x-concurrency-current': String(held),
   });
 
-  return {
-    async admit(keyId, tier, cost) {
-      const lease = randomUUID();
-      const drop = takeEnded(keyId);
-      let decision;
-      try {
-        decision = await script.take(
-          [
-            { key: keys.keyRate(keyId, 'minute'), count: tier.requestsPerMinute, periodMs: 60_000 },
-            { key: keys.keyRate(keyId, 'second'), count: tier.burstPerSecond, periodMs: 1_000 },
-          ],
-          cost,
-          { key: keys.keyLeases(keyId), ceiling: tier.concurrentRequests, ttlMs: opts.leaseTtlMs, ids: [lease], drop },
-        );
-      } catch (err) {
-        if (drop.length > 0) ended.set(keyId, [...drop, ...(ended.get(keyId) ?? [])]);
-        flushing ??= setTimeout(flushReleases, RELEASE_DELAY_MS);
-        throw err;
+  /** Keys with a run in flight, and the calls waiting for each key's next run. */
+  const running = new Set<string>();
+  const waiting = new Map<string, Waiting[]>();
+
+  const runFor = async (keyId: string) => {
+    const batch = waiting.get(keyId)!;
+    waiting.delete(keyId);
+    running.add(keyId);
+    const tier = batch[batch.length - 1]!.tier;
+    const drop = takeEnded(keyId);
+    try {
+      const decisions = await script.takeMany(
+        [
+          { key: keys.keyRate(keyId, 'minute'), count: tier.requestsPerMinute, periodMs: 60_000 },
+          { key: keys.keyRate(keyId, 'second'), count: tier.burstPerSecond, periodMs: 1_000 },
+        ],
+        batch.map((w) => ({ cost: w.cost, ids: [w.lease] })),
+        { key: keys.keyLeases(keyId), ceiling: tier.concurrentRequests, ttlMs: opts.leaseTtlMs, drop },
+      );
+      batch.forEach((w, i) => w.resolve({ decision: decisions[i]!, tier }));
+    } catch (err) {
+      if (drop.length > 0) ended.set(keyId, [...drop, ...(ended.get(keyId) ?? [])]);
+      flushing ??= setTimeout(flushReleases, RELEASE_DELAY_MS);
+      for (const w of batch) w.reject(err);
+    } finally {
+      running.delete(keyId);
+      if (waiting.has(keyId)) void runFor(keyId);
+    }
+  };
+
+  const decide = (keyId: string, tier: BalanceTier, cost: number, lease: string) =>
+    new Promise<{ decision: LimitDecision; tier: BalanceTier }>((resolve, reject) => {
+      const queue = waiting.get(keyId);
+      if (queue) queue.push({ cost, lease, tier, resolve, reject });
+      else {
+        waiting.set(keyId, [{ cost, lease, tier, resolve, reject }]);
+        if (!running.has(keyId)) void runFor(keyId);
       }
+    });
+
+  return {
+    async admit(keyId, callerTier, cost) {
+      const lease = randomUUID();
+      const { decision, tier } = await decide(keyId, callerTier, cost, lease);
       if (decision.refused !== 0) {
         const limit = LIMIT_NAMES[decision.refused - 1]!;
         const retryAfter = retryAfterSeconds(decision.retryAfterMs);

@@ -205,6 +205,42 @@ describe('limits in the control plane', () => {
       }
     });
 
+    it('admits exactly the allowance of calls arriving together on one key, and no more, across two processes', async () => {
+      const a = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 5_000, log });
+      const b = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 5_000, log });
+      const keyId = randomUUID();
+      const tier = { ...FREE, burstPerSecond: 7, requestsPerMinute: 1_000, concurrentRequests: 100 };
+      try {
+        const outcomes = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).admit(keyId, tier, 1)));
+        const admitted = outcomes.filter((o) => o.status === 'fulfilled');
+        const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+        expect(admitted).to.have.length(7);
+        for (const r of refused) expect(r.reason).to.be.instanceOf(RateLimitRefusal).and.to.have.nested.property('details.limit', 'burst_per_second');
+        // Each admitted call was told a different count left, as if they had come one after another.
+        const left = admitted.map((o) => Number((o as PromiseFulfilledResult<{ headers: Record<string, string> }>).value.headers['x-ratelimit-remaining']));
+        expect(new Set(left).size).to.equal(7);
+      } finally {
+        a.stop();
+        b.stop();
+      }
+    });
+
+    it('holds calls arriving together on one key to the concurrency of the tier', async () => {
+      const limiter = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 5_000, log });
+      const keyId = randomUUID();
+      const tier = { ...FREE, burstPerSecond: 1_000, requestsPerMinute: 10_000, concurrentRequests: 4 };
+      try {
+        const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => limiter.admit(keyId, tier, 1)));
+        const admitted = outcomes.filter((o) => o.status === 'fulfilled');
+        expect(admitted).to.have.length(4);
+        expect(await services.redis.zcard(services.keys.keyLeases(keyId))).to.equal(4);
+        const held = admitted.map((o) => (o as PromiseFulfilledResult<{ headers: Record<string, string> }>).value.headers['x-concurrency-current']);
+        expect(held.sort()).to.deep.equal(['1', '2', '3', '4']);
+      } finally {
+        limiter.stop();
+      }
+    });
+
     it('drops the lease of an ended call from Redis within moments when no call of the key follows, so other processes see the slot free', async () => {
       const limiter = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 5_000, log });
       const keyId = randomUUID();

@@ -114,6 +114,42 @@ describe('the rate-limit script (GCRA and leases in Redis)', () => {
     expect(await services.redis.zrange(leases.key, 0, -1)).to.deep.equal(['live']);
   });
 
+  it('decides a batch in order as one request after another: a refused request spends nothing and a later cheaper one may pass', async () => {
+    const second = { key: key('second'), count: 5, periodMs: 1_000 };
+    const leases = { key: key('leases'), ceiling: 10, ttlMs: 10_000 };
+    const decisions = await script.takeMany(
+      [second],
+      [
+        { cost: 2, ids: ['a'] },
+        { cost: 2, ids: ['b'] },
+        { cost: 2, ids: ['c'] },
+        { cost: 1, ids: ['d'] },
+        { cost: 1, ids: ['e'] },
+      ],
+      leases,
+    );
+    expect(decisions.map((d) => d.refused)).to.deep.equal([0, 0, 1, 0, 1]);
+    expect(decisions.map((d) => d.remaining)).to.deep.equal([3, 1, 1, 0, 0]);
+    expect(decisions.map((d) => d.leasesHeld)).to.deep.equal([1, 2, 2, 3, 3]);
+    expect(await services.redis.zrange(leases.key, 0, -1)).to.have.members(['a', 'b', 'd']);
+    // What the batch spent is in Redis for the next run: the allowance is used up.
+    expect((await script.take([second], 1)).refused).to.equal(1);
+  });
+
+  it('holds a batch to the lease ceiling, counting the leases it drops first and the ones it takes', async () => {
+    const leases = { key: key('leases'), ceiling: 3, ttlMs: 10_000 };
+    await script.take([], 0, { ...leases, ids: ['old-1'] });
+    await script.take([], 0, { ...leases, ids: ['old-2'] });
+    const decisions = await script.takeMany(
+      [],
+      ['x', 'y', 'z'].map((id) => ({ cost: 0, ids: [id] })),
+      { ...leases, drop: ['old-1'] },
+    );
+    expect(decisions.map((d) => d.refused)).to.deep.equal([0, 0, 1]);
+    expect(decisions.map((d) => d.leasesHeld)).to.deep.equal([2, 3, 3]);
+    expect(await services.redis.zrange(leases.key, 0, -1)).to.have.members(['old-2', 'x', 'y']);
+  });
+
   it('works after Redis forgot the script (EVALSHA falls back to EVAL)', async () => {
     await services.redis.script('FLUSH');
     const d = await script.take([{ key: key('second'), count: 1, periodMs: 1_000 }], 1);
