@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { CRAWL_LIMITS, type CrawlConfig } from '../../common/crawl-config.js';
 import { publicFailure } from '../../common/errors.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
+import { CAPTCHA_CLASSIFICATION } from '../../common/tier-escalation.js';
 import { CRAWL_TIER } from '../../common/tiers.js';
 import { CrawlPageOutcomeSchema, type CrawlPageOutcome, type CrawlPageTask } from '../../proto/gen/trawl/v1/crawl_pb.js';
 import { BrowserOptionsSchema, PipelineOptionsSchema, type BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
@@ -80,7 +81,7 @@ function browserOptions(config: CrawlConfig): BrowserOptions {
  * Fetches a page politely: after robots.txt allows it, within the host's
  * pace (Crawl-delay, pauses after 429 and 503) and holding a slot of the
  * host's concurrency lease; a 429 or 503 answer pauses the host for every
- * worker and is retried with a doubling pause.
+ * worker and is retried with a doubling pause, unless it is a captcha page.
  */
 async function politeFetch(page: CrawlPageTask, scope: CrawlScope, deps: PageCrawlDeps, delayMs: number, tier: string): Promise<FetchOutcome> {
   const host = new URL(page.url).hostname;
@@ -103,7 +104,9 @@ async function politeFetch(page: CrawlPageTask, scope: CrawlScope, deps: PageCra
       void lease.release().catch(() => undefined);
     }
     const status = outcome.statusCode ?? 0;
-    if (!RETRY_STATUSES.has(status) || attempt >= CRAWL_LIMITS.backoffRetries) return outcome;
+    // A captcha served with 429 or 503 is no pause to wait out: it escalates as any captcha does.
+    const captcha = outcome.kind === 'failed' && outcome.classification === CAPTCHA_CLASSIFICATION;
+    if (!RETRY_STATUSES.has(status) || captcha || attempt >= CRAWL_LIMITS.backoffRetries) return outcome;
     await deps.pacing.pause(host, BACKOFF_BASE_MS * 2 ** attempt);
   }
 }
