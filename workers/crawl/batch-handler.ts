@@ -90,7 +90,7 @@ export function createCrawlBatchHandler(deps: CrawlBatchDeps): PoolHandler<Task>
       const deadlineMs = Number(batch.deadlineUnixMs);
       const stop = new AbortController();
       const timer = setTimeout(() => stop.abort(), Math.max(0, deadlineMs - Date.now()));
-      const scope: CrawlScope = { crawlId: batch.crawlId, config, rules, deadlineMs, signal: stop.signal, tiers: batch.tiers };
+      const scope: CrawlScope = { crawlId: batch.crawlId, accountId: batch.accountId, config, rules, deadlineMs, signal: stop.signal, tiers: batch.tiers };
       try {
         const seed = batch.seed ? await seedUrls(batch, config, rules, deps, stop.signal) : null;
         const outcomes = await Promise.all(

@@ -41,6 +41,7 @@ export interface PageCrawlDeps {
 /** What a crawl's batch knows while it runs. */
 export interface CrawlScope {
   crawlId: string;
+  accountId: string;
   config: CrawlConfig;
   rules: CrawlRules;
   deadlineMs: number;
@@ -65,11 +66,22 @@ function failed(url: string, code: string, message: string, statusCode = 0, tier
 }
 
 /**
- * The cache entry of a page: a crawl that may use other tiers than tier 1
- * keeps its own, so a render_js crawl never reads a tier-1 shell.
+ * The cache entry of a page, shared by the crawls that would fetch it the
+ * same way: a crawl that may use other tiers than tier 1 keeps its own, so a
+ * render_js crawl never reads a tier-1 shell; so does one through the premium
+ * proxy network; and one that sends headers (which may carry credentials)
+ * keeps its own for its account and those headers only, as a scrape does.
  */
-function cacheDigest(url: string, tiers: readonly string[]): string {
-  return tiers.length === 0 || (tiers.length === 1 && tiers[0] === CRAWL_TIER) ? pageDigest(url) : pageDigest(`${tiers.join(',')} ${url}`);
+function cacheDigest(url: string, scope: CrawlScope): string {
+  const { tiers, config } = scope;
+  const variant: string[] = [];
+  if (!(tiers.length === 0 || (tiers.length === 1 && tiers[0] === CRAWL_TIER))) variant.push(tiers.join(','));
+  if (config.advanced?.use_proxy) variant.push('premium-proxy');
+  if (config.headers && Object.keys(config.headers).length > 0) {
+    const headers = Object.entries(config.headers).map(([name, value]) => [name.toLowerCase(), value]).sort();
+    variant.push(`account ${scope.accountId} headers ${JSON.stringify(headers)}`);
+  }
+  return pageDigest(variant.length === 0 ? url : `${variant.join(' ')} ${url}`);
 }
 
 /** What the browser tiers are asked for: advanced.wait_for and advanced.screenshot. */
@@ -99,6 +111,7 @@ async function politeFetch(page: CrawlPageTask, scope: CrawlScope, deps: PageCra
         timeoutMs: Math.max(1, Math.min(timeoutMs, scope.deadlineMs - Date.now())),
         signal: scope.signal,
         browser: browserOptions(scope.config),
+        premiumProxy: scope.config.advanced?.use_proxy === true,
       });
     } finally {
       void lease.release().catch(() => undefined);
@@ -129,7 +142,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
       delayMs = (policy.crawlDelay ?? 0) * 1000;
     }
     const digest = pageDigest(page.url);
-    const cacheKey = deps.keys.crawlCache(cacheDigest(page.url, scope.tiers));
+    const cacheKey = deps.keys.crawlCache(cacheDigest(page.url, scope));
     let fetched: FetchedPage | null = config.cache && !config.force_refresh ? await readCachedPage(deps.redis, cacheKey) : null;
     const cached = fetched !== null;
     let tier = CRAWL_TIER as string;

@@ -5,12 +5,15 @@ import type { RedisKeys } from '../../common/redis-keys.js';
 import { createGuardedConnect } from '../../common/ssrf-guard.js';
 import { SLOW_TIER, tierRank } from '../../common/tiers.js';
 import type { BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
-import { createImpitTransport } from '../fetch-t2/impit-transport.js';
+import { impitPageFetcher } from '../fetch-t2/impit-page-fetcher.js';
 import { plainProfile, stealthProfile, type BrowserProfile } from '../fetching/browser-profile.js';
 import { createBrowserLoader, type BrowserLoader } from '../fetching/browser-loader.js';
 import type { FetchOutcome } from '../fetching/fetch-result.js';
+import { undiciPageFetcher } from '../fetching/fetch-tier-worker.js';
 import { startGuardedSocksProxy, type GuardedSocksProxy } from '../fetching/guarded-socks-proxy.js';
-import { fetchPage, type FetchConfig } from '../fetching/http-fetcher.js';
+import type { FetchConfig } from '../fetching/http-fetcher.js';
+import type { PageRequest } from '../fetching/leased-fetch-work.js';
+import { createPremiumRotation, premiumRoute, throughRoute } from '../fetching/proxy-route.js';
 import { createSlots, type Slots } from './slots.js';
 
 /** One crawl page fetch at some tier. */
@@ -21,6 +24,8 @@ export interface CrawlFetch {
   signal: AbortSignal;
   /** advanced.wait_for and screenshot, for the browser tiers. */
   browser?: BrowserOptions;
+  /** advanced.use_proxy: the fetch leaves through a premium proxy (decision 0018), whatever its tier. */
+  premiumProxy?: boolean;
 }
 
 /** The crawl pool's clients of every tier it runs (CRAWL_FETCH_TIERS). */
@@ -57,6 +62,7 @@ export function isBrowserTier(tier: string): boolean {
 export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; keys: RedisKeys; tier1: FetchConfig }): TierFetchers {
   const { config } = opts;
   const { dispatcher: _shared, ...http } = opts.tier1;
+  const tier1 = undiciPageFetcher(opts.tier1);
   let proxy: Promise<GuardedSocksProxy> | null = null;
   const proxyUrl = async () => {
     proxy ??= startGuardedSocksProxy({ connect: createGuardedConnect(config.ssrf) }).catch((err: unknown) => {
@@ -65,10 +71,10 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
     });
     return (await proxy).url;
   };
-  let tier2: Promise<FetchConfig> | null = null;
-  const tier2Config = () =>
+  let tier2: Promise<(req: PageRequest) => Promise<FetchOutcome>> | null = null;
+  const tier2Fetcher = () =>
     (tier2 ??= proxyUrl().then(
-      (url) => ({ ...http, transport: createImpitTransport({ browser: config.tiers.impitBrowser as Browser, proxyUrl: url }) }),
+      (url) => impitPageFetcher(http, config.tiers.impitBrowser as Browser, url),
       (err: unknown) => {
         tier2 = null;
         throw err;
@@ -89,6 +95,7 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
     return loader;
   };
   const browserSlots: Slots = createSlots(config.tiers.browserConcurrency);
+  const pickPremium = createPremiumRotation();
 
   return {
     async withRoom(tier, batch, work) {
@@ -97,12 +104,26 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
     },
 
     async fetch(tier, req) {
-      if (tier === '1' || tier === '2') {
-        const fetchConfig = tier === '1' ? opts.tier1 : await tier2Config();
-        return fetchPage({ url: req.url, method: 'GET', ...(req.headers ? { headers: req.headers } : {}), timeoutMs: req.timeoutMs, signal: req.signal }, fetchConfig);
-      }
-      const loader = await loaderFor(tier);
-      return loader.load({ url: req.url, method: 'GET', body: undefined, contentType: '', timeoutMs: req.timeoutMs, signal: req.signal, cookies: {}, acceptMimes: [], headers: req.headers ?? {}, followRedirects: true }, req.browser);
+      // As a scrape's attempt: each fetch through the premium network gets a guarded proxy of its own.
+      const route = req.premiumProxy ? premiumRoute(config.premiumProxies, undefined, pickPremium) : null;
+      return throughRoute(route, config.ssrf, async (routeUrl) => {
+        const page: PageRequest = {
+          url: req.url,
+          method: 'GET',
+          body: undefined,
+          contentType: '',
+          timeoutMs: req.timeoutMs,
+          signal: req.signal,
+          cookies: {},
+          acceptMimes: [],
+          headers: req.headers ?? {},
+          followRedirects: true,
+          ...(routeUrl ? { proxyUrl: routeUrl } : {}),
+        };
+        if (tier === '1') return tier1(page);
+        if (tier === '2') return (await tier2Fetcher())(page);
+        return (await loaderFor(tier)).load(page, req.browser);
+      });
     },
 
     async close() {
