@@ -9,8 +9,9 @@ import { crawlResults, linkPage, waitForCrawl } from './crawl-support.js';
 
 /**
  * A crawl's advanced.use_proxy (SPEC 2.10): every page fetch, at every tier
- * the crawl plans, leaves through the premium proxy network behind the SSRF
- * guard, and each completed page pays the 1-credit add-on on top of its tier.
+ * the crawl plans, and its robots.txt and sitemaps leave through the premium
+ * proxy network behind the SSRF guard, and each completed page pays the
+ * 1-credit add-on on top of its tier.
  */
 describe('crawl through the premium proxy network (end to end)', function () {
   this.timeout(240_000);
@@ -64,6 +65,20 @@ describe('crawl through the premium proxy network (end to end)', function () {
     }
   });
 
+  it("never serves a page cached by a crawl with headers to another account's crawl", async () => {
+    const other = await createTestAccount(stack, 1_000_000);
+    const otherApi = apiClient(stack.baseUrl, other.key);
+    const body = { url: `${site.url}/plain`, max_pages: 1, max_depth: 0, cache: true, headers: { Authorization: 'Bearer harbour-7' } };
+    const crawlOf = async (client: typeof api) => {
+      const res = await client.post('/api/v1/crawl', { sitemap: 'skip', ...body });
+      expect(res.status, show(res)).to.equal(202);
+      return waitForCrawl(client, res.body.crawl_id, 60_000);
+    };
+    expect((await crawlOf(api)).billing.tier_breakdown).to.deep.equal({ '1': 1 });
+    expect((await crawlOf(api)).billing.tier_breakdown).to.deep.equal({ cache: 1 });
+    expect((await crawlOf(otherApi)).billing.tier_breakdown).to.deep.equal({ '1': 1 });
+  });
+
   describe('with a premium proxy network', () => {
     before(async () => {
       await restartRoles(stack, ROLES, { TRAWL_PREMIUM_PROXY_URLS: premium.url });
@@ -75,6 +90,9 @@ describe('crawl through the premium proxy network (end to end)', function () {
 
     it('fetches every page at every tier through the proxy, refuses a redirect to a private address, and charges 1 credit a page on top of its tier', async () => {
       const before = await balanceOf(stack.pool, accountId);
+      const PATHS = [...PAGES, '/robots.txt'];
+      const hitsBefore = new Map(PATHS.map((path) => [path, site.hits(path)]));
+      const hitsOf = (paths: string[]) => paths.reduce((n, path) => n + site.hits(path) - hitsBefore.get(path)!, 0);
       const started = await start({ cost_controls: { max_tier: '4' }, advanced: { use_proxy: true } });
       expect(started.status, show(started)).to.equal(202);
       // Each planned page reserves the dearest planned tier (20 credits) and the add-on (1).
@@ -94,11 +112,11 @@ describe('crawl through the premium proxy network (end to end)', function () {
       expect(redirect).to.deep.include({ status: 'failed', credits_used: 0 });
       expect(redirect.error.code).to.equal('URL_NOT_ALLOWED');
 
-      // Every page request the site answered came through a tunnel of the proxy (escalations included).
+      // Every request the site answered, robots.txt and escalations included, came through a tunnel of the proxy.
       const target = `127.0.0.1:${site.port}`;
-      const pageRequests = PAGES.reduce((n, path) => n + site.hits(path), 0);
-      expect(pageRequests).to.be.at.least(PAGES.length + 2);
-      expect(premium.tunnels.filter((t) => t === target).length).to.be.at.least(pageRequests);
+      expect(hitsOf(PAGES)).to.be.at.least(PAGES.length + 2);
+      expect(hitsOf(['/robots.txt'])).to.be.at.least(1);
+      expect(premium.tunnels.filter((t) => t === target).length).to.be.at.least(hitsOf(PATHS));
       expect(premium.refusedAuth).to.equal(0);
       expect(trap.hits()).to.equal(0);
       expect(premium.tunnels.filter((t) => t === new URL(trap.url).host)).to.deep.equal([]);
@@ -106,6 +124,17 @@ describe('crawl through the premium proxy network (end to end)', function () {
       const used = (200 + 200) * 2 + (300 + 200) + (2_000 + 200);
       expect(done.billing).to.deep.include({ credits_debited: 210, credits_used: used / 200, credits_refunded: 210 - used / 200 });
       expect(before - (await balanceOf(stack.pool, accountId))).to.equal(used);
+    });
+
+    it('keeps pages cached through the proxy apart from pages cached directly', async () => {
+      const crawlOf = async (advanced: Record<string, unknown> | null) => {
+        const res = await start({ url: `${site.url}/plain?cache=proxy`, max_pages: 1, max_depth: 0, cache: true, advanced });
+        expect(res.status, show(res)).to.equal(202);
+        return waitForCrawl(api, res.body.crawl_id, 60_000);
+      };
+      expect((await crawlOf({ use_proxy: true })).billing.tier_breakdown).to.deep.equal({ '1': 1 });
+      expect((await crawlOf(null)).billing.tier_breakdown).to.deep.equal({ '1': 1 });
+      expect((await crawlOf({ use_proxy: true })).billing.tier_breakdown).to.deep.equal({ cache: 1 });
     });
 
     it('sends nothing through the proxy for a crawl without use_proxy', async () => {

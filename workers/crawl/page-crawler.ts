@@ -137,7 +137,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
   try {
     let delayMs = 0;
     if (config.respect_robots) {
-      const policy = await deps.robots.policyFor(page.url);
+      const policy = await deps.robots.policyFor(page.url, config.advanced?.use_proxy === true);
       if (!policy.isAllowed(page.url)) return create(CrawlPageOutcomeSchema, { url: page.url, disallowed: true });
       delayMs = (policy.crawlDelay ?? 0) * 1000;
     }

@@ -9,7 +9,7 @@ import { impitPageFetcher } from '../fetch-t2/impit-page-fetcher.js';
 import { plainProfile, stealthProfile, type BrowserProfile } from '../fetching/browser-profile.js';
 import { createBrowserLoader, type BrowserLoader } from '../fetching/browser-loader.js';
 import type { FetchOutcome } from '../fetching/fetch-result.js';
-import { undiciPageFetcher } from '../fetching/fetch-tier-worker.js';
+import { undiciPageFetcher, viaSocksProxy } from '../fetching/fetch-tier-worker.js';
 import { startGuardedSocksProxy, type GuardedSocksProxy } from '../fetching/guarded-socks-proxy.js';
 import type { FetchConfig } from '../fetching/http-fetcher.js';
 import type { PageRequest } from '../fetching/leased-fetch-work.js';
@@ -38,6 +38,11 @@ export interface TierFetchers {
    */
   withRoom<T>(tier: string, batch: { signal: AbortSignal; deadlineMs: number }, work: () => Promise<T>): Promise<T | null>;
   fetch(tier: string, req: CrawlFetch): Promise<FetchOutcome>;
+  /**
+   * Runs `work` with the plain HTTP client of tier 1, through a premium proxy
+   * when `premiumProxy` (robots.txt and sitemaps of a use_proxy crawl).
+   */
+  http<T>(premiumProxy: boolean, work: (config: FetchConfig) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -57,7 +62,9 @@ export function isBrowserTier(tier: string): boolean {
  * on first use, so a crawl that stays at tier 1 starts no proxy and no
  * Chromium: one guarded SOCKS proxy for impit (tier 2) and Chromium, which
  * connect only through it (decision 0013), and one Chromium per browser
- * profile (stealth for tier 3, plain for tier 4).
+ * profile (stealth for tier 3, plain for tier 4). A fetch through the premium
+ * network (use_proxy) runs on a route of its own (proxy-route.ts) whatever
+ * its tier, as a scrape attempt does (decision 0022).
  */
 export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; keys: RedisKeys; tier1: FetchConfig }): TierFetchers {
   const { config } = opts;
@@ -96,6 +103,8 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
   };
   const browserSlots: Slots = createSlots(config.tiers.browserConcurrency);
   const pickPremium = createPremiumRotation();
+  // As a scrape's attempt: each fetch through the premium network gets a guarded proxy of its own.
+  const routeOf = (premiumProxy: boolean) => (premiumProxy ? premiumRoute(config.premiumProxies, undefined, pickPremium) : null);
 
   return {
     async withRoom(tier, batch, work) {
@@ -104,9 +113,7 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
     },
 
     async fetch(tier, req) {
-      // As a scrape's attempt: each fetch through the premium network gets a guarded proxy of its own.
-      const route = req.premiumProxy ? premiumRoute(config.premiumProxies, undefined, pickPremium) : null;
-      return throughRoute(route, config.ssrf, async (routeUrl) => {
+      return throughRoute(routeOf(req.premiumProxy === true), config.ssrf, async (routeUrl) => {
         const page: PageRequest = {
           url: req.url,
           method: 'GET',
@@ -124,6 +131,10 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
         if (tier === '2') return (await tier2Fetcher())(page);
         return (await loaderFor(tier)).load(page, req.browser);
       });
+    },
+
+    http(premiumProxy, work) {
+      return throughRoute(routeOf(premiumProxy), config.ssrf, (routeUrl) => viaSocksProxy(opts.tier1, routeUrl, work));
     },
 
     async close() {
