@@ -111,7 +111,14 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       router.service(MapService, createMapService(services));
       router.service(SessionService, createSessionService({ pool, masterKeyHex: config.masterKeyHex }));
       router.service(ArtifactService, createArtifactService({ redis, keys }));
-      router.service(CrawlService, createCrawlService({ pool, redis, scheduler: crawlScheduler, availableTiers: config.availableTiers, delivery: { storage: crawlStorage, masterKeyHex: config.masterKeyHex } }));
+      router.service(CrawlService, createCrawlService({
+          pool,
+          redis,
+          scheduler: crawlScheduler,
+          availableTiers: config.availableTiers,
+          premiumProxies: config.premiumProxies,
+          delivery: { storage: crawlStorage, masterKeyHex: config.masterKeyHex },
+        }));
       router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));
       router.service(ApiKeyService, createKeyService({ pool, clickhouse, masterKeyHex: config.masterKeyHex, limits: keyLimits, changes: keyChanges }));
       router.service(AccountService, createAccountService({ pool, sessionTokens, welcomeBonus: config.welcomeBonus }));

@@ -40,7 +40,7 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport, 
   return withTransaction(pool, async (client) => {
     const crawl = await lockCrawl(client, report.crawlId);
     if (!crawl || !ACTIVE.includes(crawl.status)) return false;
-    // What each page reserved: its dearest planned tier and any diff surcharge.
+    // What each page reserved: its dearest planned tier with the add-ons, and any diff surcharge.
     const tierReserve = crawl.price_microcents - (tracked?.tracking.surchargeMicrocents ?? 0);
     const retryable = report.pages.filter((p) => !p.ok && !p.disallowed && RETRYABLE.has(p.errorCode)).map((p) => p.url);
     const retried = await retryPages(client, crawl.id, report.batchId, retryable, MAX_RETRIES);
@@ -49,7 +49,7 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport, 
       status: p.disallowed ? 'skipped' : p.ok ? 'completed' : 'failed',
       statusCode: p.statusCode,
       tier: p.cached ? CACHE_TIER : p.tier || crawl.tier,
-      costMicrocents: p.ok && !p.cached ? pageCharge(tierReserve, p.tier || crawl.tier) + diffSurcharge(tracked, p.url) : 0,
+      costMicrocents: p.ok && !p.cached ? pageCharge(tierReserve, p.tier || crawl.tier, crawl.config) + diffSurcharge(tracked, p.url) : 0,
       cached: p.cached,
       resultKey: p.resultKey || null,
       errorCode: p.ok ? null : p.errorCode || null,

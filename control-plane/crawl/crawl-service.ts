@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { budgetMatcher, CRAWL_LIMITS, type CrawlConfig } from '../../common/crawl-config.js';
 import { TrawlError } from '../../common/errors.js';
 import { isUuid } from '../../common/ids.js';
+import type { PremiumProxy } from '../../common/proxy-url.js';
 import { toCredits, toMicrocents, toUsd } from '../../common/pricing.js';
 import { normalizeUrl } from '../../common/url-normalizer.js';
 import {
@@ -33,6 +34,7 @@ import { deliveryStatus } from './crawl-delivery-status.js';
 import { crawlPageOf } from './crawl-page.js';
 import { crawlProgress, eventTarget, type CrawlProgress } from './crawl-progress.js';
 import { crawlTierPlan } from './crawl-tiers.js';
+import { assertPremiumProxy } from '../scrape/proxy-options.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
 
 export interface CrawlServiceDeps {
@@ -43,6 +45,8 @@ export interface CrawlServiceDeps {
   availableTiers: readonly string[];
   /** Trawl's buckets (storage s3/r2) and the key sealing output credentials. */
   delivery: DeliverySettings;
+  /** The premium proxy network (TRAWL_PREMIUM_PROXY_URLS) that advanced.use_proxy sends pages through. */
+  premiumProxies: readonly PremiumProxy[];
 }
 
 /** Events answered per read of the stream. */
@@ -146,11 +150,12 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
       const config = delivery.config;
       const start = normalizeUrl(config.url);
       if (!start) throw new TrawlError('VALIDATION_ERROR', 'url must be an absolute http or https URL');
+      if (config.advanced?.use_proxy) assertPremiumProxy(deps.premiumProxies, undefined);
       const plan = crawlTierPlan(config, deps.availableTiers);
       // Test keys (sk_test_) run free of charge, as for every request.
       const free = caller.environment === 'test';
       const tracking = changeTrackingRequest(config, start, free);
-      // A page reserves its dearest planned tier and the change_tracking diff surcharge, so reservations, max_credits and estimates count both.
+      // A page reserves its dearest planned tier with the add-ons and the change_tracking diff surcharge, so reservations, max_credits and estimates count them all.
       const price = free ? 0 : plan.reserveMicrocents + (tracking?.surchargeMicrocents ?? 0);
       const planned = plannedPages(config);
       let pageLimit = planned;

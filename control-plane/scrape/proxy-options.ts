@@ -30,6 +30,18 @@ export function deployedTiers(available: readonly string[], premium: readonly Pr
   return stealthDeployed && premiumProxiesFor(premium, country).length > 0 ? [...withoutPremium, PREMIUM_PROXY_TIER] : withoutPremium;
 }
 
+/**
+ * advanced.use_proxy of a scrape or a crawl: refused with 400 before anything
+ * is reserved when the premium network has no proxy (of `country`, when one is named).
+ */
+export function assertPremiumProxy(premium: readonly PremiumProxy[], country: string | undefined): void {
+  if (premiumProxiesFor(premium, country).length > 0) return;
+  const missing = premium.length === 0 ? 'no premium proxy network is configured on this service' : `the premium proxy network has no proxy in ${country}`;
+  throw new TrawlError('VALIDATION_ERROR', `advanced.use_proxy cannot be served: ${missing}`, {
+    fields: [{ field: 'advanced.use_proxy', message: missing, code: 'unavailable' }],
+  });
+}
+
 export interface ProxyAdmission {
   /** The request as it is recorded: without proxy_url. */
   request: ScrapeRequest;
@@ -42,15 +54,7 @@ export async function admitProxyOptions(
   deps: { premium: readonly PremiumProxy[]; guard: GuardOptions; resolve?: ResolveAll },
 ): Promise<ProxyAdmission> {
   const advanced = request.advanced ?? {};
-  if (advanced['use_proxy'] === true) {
-    const country = locationCountry(request);
-    if (premiumProxiesFor(deps.premium, country).length === 0) {
-      const missing = deps.premium.length === 0 ? 'no premium proxy network is configured on this service' : `the premium proxy network has no proxy in ${country}`;
-      throw new TrawlError('VALIDATION_ERROR', `advanced.use_proxy cannot be served: ${missing}`, {
-        fields: [{ field: 'advanced.use_proxy', message: missing, code: 'unavailable' }],
-      });
-    }
-  }
+  if (advanced['use_proxy'] === true) assertPremiumProxy(deps.premium, locationCountry(request));
   const raw = advanced['proxy_url'];
   if (advanced['use_own_proxy'] !== true || typeof raw !== 'string') return { request };
   const proxy = parseProxyUrl(raw);

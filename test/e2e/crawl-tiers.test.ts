@@ -87,11 +87,11 @@ describe('crawl tiers (end to end)', function () {
     expect(ledger).to.equal(spent);
   });
 
-  it('loads every page in the browser with render_js, at the browser price, with a screenshot when asked', async () => {
+  it('loads every page in the browser with render_js, at the browser price and the screenshot add-on, with a screenshot when asked', async () => {
     const { start, done, pages, spent } = await crawl({ advanced: { render_js: true, screenshot: true } });
-    expect(start.estimated_credits).to.equal(10 * 20);
+    expect(start.estimated_credits).to.equal(10 * 21);
     expect(done.status, JSON.stringify(done).slice(0, 600)).to.equal('completed');
-    expect(pages.get('/tiers/js-app')).to.include({ status: 'completed', tier_used: '4', credits_used: 20 });
+    expect(pages.get('/tiers/js-app')).to.include({ status: 'completed', tier_used: '4', credits_used: 21 });
     expect(pages.get('/tiers/js-app').result.content).to.contain(RENDERED_TEXT);
     const shot = await fetch(pages.get('/tiers/js-app').result.screenshot_url);
     expect(shot.status).to.equal(200);
@@ -100,8 +100,8 @@ describe('crawl tiers (end to end)', function () {
     expect(pages.get('/tiers/client-hints')).to.include({ status: 'completed', tier_used: '4' });
     expect([...pages.values()].map((p: any) => p.tier_used)).to.deep.equal(['4', '4', '4', '4']);
     expect(done.billing.tier_breakdown).to.deep.equal({ '4': 4 });
-    expect(done.billing.credits_used).to.equal(80);
-    expect(spent).to.equal(4 * 4_000);
+    expect(done.billing.credits_used).to.equal(84);
+    expect(spent).to.equal(4 * (4_000 + 200));
   });
 
   it('runs every page at the forced tier with force_tier', async () => {

@@ -76,6 +76,33 @@ describe('the captcha tier and walls in front of content', function () {
     ]);
   });
 
+  for (const status of [429, 503]) {
+    it(`sends a captcha served with ${status} to tier 5 too, charging tier 5 only`, async () => {
+      const before = await balanceOf(stack.pool, accountId);
+      const res = await scrape({ url: `${site.url}/captcha/turnstile?status=${status}`, formats: ['text'] });
+      expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(200);
+      expect(res.body.content).to.contain(CAPTCHA_TEXT);
+      expect(steps(res.body)).to.deep.equal([
+        ['1', 'challenge_detected', 0],
+        ['5', 'success', 100],
+      ]);
+      expect(await balanceOf(stack.pool, accountId)).to.equal(before - 20_000);
+    });
+  }
+
+  it('keeps a plain 429 a rate limit: escalated through the fetch tiers, never to tier 5, and refunded', async () => {
+    const tasks = stack.captchaSolver.submissions.length;
+    const before = await balanceOf(stack.pool, accountId);
+    const res = await scrape({ url: `${site.url}/status/429`, cost_controls: { max_tier: '2' } });
+    // As before: a target's rate limit is a block the next tier may pass (BLOCKED_BY_ANTIBOT, 403).
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(403);
+    expect(res.body.error).to.equal('BLOCKED_BY_ANTIBOT');
+    expect(res.body.billing.refunded).to.equal(true);
+    expect(steps(res.body).map(([tier]) => tier)).to.deep.equal(['1', '2']);
+    expect(stack.captchaSolver.submissions).to.have.length(tasks);
+    expect(await balanceOf(stack.pool, accountId)).to.equal(before);
+  });
+
   it('keeps tier 5 under max_tier 4: the caller caps the tiers it names, and tier 5 is automatic', async () => {
     const res = await scrape({ url: `${site.url}/captcha/recaptcha-v2`, formats: ['text'], cost_controls: { max_tier: '4' } });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(200);

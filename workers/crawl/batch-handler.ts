@@ -5,7 +5,6 @@ import type { NatsNames } from '../../common/nats-names.js';
 import { CrawlBatchReportSchema, DiscoveredLinkSchema, type CrawlBatchTask, type CrawlPageOutcome, type DiscoveredLink } from '../../proto/gen/trawl/v1/crawl_pb.js';
 import { TaskSchema, type Task } from '../../proto/gen/trawl/v1/work_pb.js';
 import { discoverSite } from '../map/discover.js';
-import type { MapFetchConfig } from '../map/map-fetch.js';
 import { createMapFetch } from '../map/map-fetch.js';
 import type { PoolHandler } from '../runtime/pool-runtime.js';
 import { crawlRules, type CrawlRules } from './link-frontier.js';
@@ -16,8 +15,8 @@ export interface CrawlBatchDeps {
   pages: PageCrawlDeps;
   js: JetStreamClient;
   names: NatsNames;
-  /** Fetches of the seed's sitemap discovery. */
-  sitemapFetch: MapFetchConfig;
+  /** How long one robots.txt or sitemap fetch of the seed's discovery may take. */
+  sitemapTimeoutMs: number;
   userAgent: string;
   /** Pages fetched at once by this process, over every batch. */
   concurrency: number;
@@ -28,27 +27,31 @@ const SEED_CONCURRENCY = 4;
 
 /**
  * The seed of a crawl: its sitemaps (unless `sitemap` is skip), read through
- * the map's discovery with the crawl's scope, patterns and robots.txt; each
- * URL joins the frontier as a `sitemap` URL at its path depth.
+ * the map's discovery with the crawl's scope, patterns and robots.txt (through
+ * the premium network for a use_proxy crawl); each URL joins the frontier as
+ * a `sitemap` URL at its path depth.
  */
 async function seedUrls(batch: CrawlBatchTask, config: CrawlConfig, rules: CrawlRules, deps: CrawlBatchDeps, signal: AbortSignal) {
   if (config.sitemap === 'skip') return { seeds: [] as DiscoveredLink[], sitemapFound: false, crawlDelay: undefined as number | undefined };
-  const outcome = await discoverSite(
-    {
-      url: config.url,
-      maxPages: config.max_pages,
-      maxDepth: config.max_depth,
-      includePatterns: config.include_patterns ?? [],
-      excludePatterns: config.exclude_patterns ?? [],
-      sitemap: 'only',
-      ...(config.sitemap_path ? { sitemapPath: config.sitemap_path } : {}),
-      includeMetadata: false,
-      includeSubdomains: config.include_subdomains,
-      respectRobots: config.respect_robots,
-      userAgent: deps.userAgent,
-    },
-    createMapFetch(deps.sitemapFetch),
-    { deadlineMs: Number(batch.deadlineUnixMs), concurrency: SEED_CONCURRENCY, signal },
+  const premiumProxy = config.advanced?.use_proxy === true;
+  const outcome = await deps.pages.fetchers.http(premiumProxy, (http) =>
+    discoverSite(
+      {
+        url: config.url,
+        maxPages: config.max_pages,
+        maxDepth: config.max_depth,
+        includePatterns: config.include_patterns ?? [],
+        excludePatterns: config.exclude_patterns ?? [],
+        sitemap: 'only',
+        ...(config.sitemap_path ? { sitemapPath: config.sitemap_path } : {}),
+        includeMetadata: false,
+        includeSubdomains: config.include_subdomains,
+        respectRobots: config.respect_robots,
+        userAgent: deps.userAgent,
+      },
+      createMapFetch({ ...http, timeoutMs: deps.sitemapTimeoutMs }),
+      { deadlineMs: Number(batch.deadlineUnixMs), concurrency: SEED_CONCURRENCY, signal },
+    ),
   );
   const seeds = outcome.urls
     .filter((u) => u.source === 'sitemap')
@@ -90,7 +93,7 @@ export function createCrawlBatchHandler(deps: CrawlBatchDeps): PoolHandler<Task>
       const deadlineMs = Number(batch.deadlineUnixMs);
       const stop = new AbortController();
       const timer = setTimeout(() => stop.abort(), Math.max(0, deadlineMs - Date.now()));
-      const scope: CrawlScope = { crawlId: batch.crawlId, config, rules, deadlineMs, signal: stop.signal, tiers: batch.tiers };
+      const scope: CrawlScope = { crawlId: batch.crawlId, accountId: batch.accountId, config, rules, deadlineMs, signal: stop.signal, tiers: batch.tiers };
       try {
         const seed = batch.seed ? await seedUrls(batch, config, rules, deps, stop.signal) : null;
         const outcomes = await Promise.all(

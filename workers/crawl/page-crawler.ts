@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { CRAWL_LIMITS, type CrawlConfig } from '../../common/crawl-config.js';
 import { publicFailure } from '../../common/errors.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
+import { CAPTCHA_CLASSIFICATION } from '../../common/tier-escalation.js';
 import { CRAWL_TIER } from '../../common/tiers.js';
 import { CrawlPageOutcomeSchema, type CrawlPageOutcome, type CrawlPageTask } from '../../proto/gen/trawl/v1/crawl_pb.js';
 import { BrowserOptionsSchema, PipelineOptionsSchema, type BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
@@ -40,6 +41,7 @@ export interface PageCrawlDeps {
 /** What a crawl's batch knows while it runs. */
 export interface CrawlScope {
   crawlId: string;
+  accountId: string;
   config: CrawlConfig;
   rules: CrawlRules;
   deadlineMs: number;
@@ -64,11 +66,22 @@ function failed(url: string, code: string, message: string, statusCode = 0, tier
 }
 
 /**
- * The cache entry of a page: a crawl that may use other tiers than tier 1
- * keeps its own, so a render_js crawl never reads a tier-1 shell.
+ * The cache entry of a page, shared by the crawls that would fetch it the
+ * same way: a crawl that may use other tiers than tier 1 keeps its own, so a
+ * render_js crawl never reads a tier-1 shell; so does one through the premium
+ * proxy network; and one that sends headers (which may carry credentials)
+ * keeps its own for its account and those headers only, as a scrape does.
  */
-function cacheDigest(url: string, tiers: readonly string[]): string {
-  return tiers.length === 0 || (tiers.length === 1 && tiers[0] === CRAWL_TIER) ? pageDigest(url) : pageDigest(`${tiers.join(',')} ${url}`);
+function cacheDigest(url: string, scope: CrawlScope): string {
+  const { tiers, config } = scope;
+  const variant: string[] = [];
+  if (!(tiers.length === 0 || (tiers.length === 1 && tiers[0] === CRAWL_TIER))) variant.push(tiers.join(','));
+  if (config.advanced?.use_proxy) variant.push('premium-proxy');
+  if (config.headers && Object.keys(config.headers).length > 0) {
+    const headers = Object.entries(config.headers).map(([name, value]) => [name.toLowerCase(), value]).sort();
+    variant.push(`account ${scope.accountId} headers ${JSON.stringify(headers)}`);
+  }
+  return pageDigest(variant.length === 0 ? url : `${variant.join(' ')} ${url}`);
 }
 
 /** What the browser tiers are asked for: advanced.wait_for and advanced.screenshot. */
@@ -80,7 +93,7 @@ function browserOptions(config: CrawlConfig): BrowserOptions {
  * Fetches a page politely: after robots.txt allows it, within the host's
  * pace (Crawl-delay, pauses after 429 and 503) and holding a slot of the
  * host's concurrency lease; a 429 or 503 answer pauses the host for every
- * worker and is retried with a doubling pause.
+ * worker and is retried with a doubling pause, unless it is a captcha page.
  */
 async function politeFetch(page: CrawlPageTask, scope: CrawlScope, deps: PageCrawlDeps, delayMs: number, tier: string): Promise<FetchOutcome> {
   const host = new URL(page.url).hostname;
@@ -98,12 +111,15 @@ async function politeFetch(page: CrawlPageTask, scope: CrawlScope, deps: PageCra
         timeoutMs: Math.max(1, Math.min(timeoutMs, scope.deadlineMs - Date.now())),
         signal: scope.signal,
         browser: browserOptions(scope.config),
+        premiumProxy: scope.config.advanced?.use_proxy === true,
       });
     } finally {
       void lease.release().catch(() => undefined);
     }
     const status = outcome.statusCode ?? 0;
-    if (!RETRY_STATUSES.has(status) || attempt >= CRAWL_LIMITS.backoffRetries) return outcome;
+    // A captcha served with 429 or 503 is no pause to wait out: it escalates as any captcha does.
+    const captcha = outcome.kind === 'failed' && outcome.classification === CAPTCHA_CLASSIFICATION;
+    if (!RETRY_STATUSES.has(status) || captcha || attempt >= CRAWL_LIMITS.backoffRetries) return outcome;
     await deps.pacing.pause(host, BACKOFF_BASE_MS * 2 ** attempt);
   }
 }
@@ -121,12 +137,12 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
   try {
     let delayMs = 0;
     if (config.respect_robots) {
-      const policy = await deps.robots.policyFor(page.url);
+      const policy = await deps.robots.policyFor(page.url, config.advanced?.use_proxy === true);
       if (!policy.isAllowed(page.url)) return create(CrawlPageOutcomeSchema, { url: page.url, disallowed: true });
       delayMs = (policy.crawlDelay ?? 0) * 1000;
     }
     const digest = pageDigest(page.url);
-    const cacheKey = deps.keys.crawlCache(cacheDigest(page.url, scope.tiers));
+    const cacheKey = deps.keys.crawlCache(cacheDigest(page.url, scope));
     let fetched: FetchedPage | null = config.cache && !config.force_refresh ? await readCachedPage(deps.redis, cacheKey) : null;
     const cached = fetched !== null;
     let tier = CRAWL_TIER as string;

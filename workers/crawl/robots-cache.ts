@@ -1,27 +1,29 @@
-import { fetchPage, type FetchConfig } from '../fetching/http-fetcher.js';
+import { fetchPage } from '../fetching/http-fetcher.js';
 import { robotsProductToken, RobotsTxt, type RobotsPolicy } from '../discovery/robots-txt.js';
+import type { TierFetchers } from './tier-fetchers.js';
 
 /** How long a worker keeps an origin's robots.txt before reading it again. */
 const ROBOTS_TTL_MS = 10 * 60_000;
 const ROBOTS_TIMEOUT_MS = 15_000;
 
 export interface RobotsCache {
-  /** The rules for the service's user agent on the URL's origin. */
-  policyFor(url: string): Promise<RobotsPolicy>;
+  /** The rules for the service's user agent on the URL's origin, read through a premium proxy when `premiumProxy`. */
+  policyFor(url: string, premiumProxy: boolean): Promise<RobotsPolicy>;
 }
 
 /**
  * robots.txt per origin, read once per worker process and kept for ten
  * minutes (concurrent asks share one fetch). As RFC 9309 asks: a missing
  * file (4xx) allows everything; a file that cannot be read (5xx, network
- * failure) allows nothing until it is read again.
+ * failure) allows nothing until it is read again. What a use_proxy crawl
+ * reads through the premium network is kept apart from what is read directly.
  */
-export function createRobotsCache(fetchConfig: FetchConfig, userAgent: string): RobotsCache {
+export function createRobotsCache(fetchers: Pick<TierFetchers, 'http'>, userAgent: string): RobotsCache {
   const agent = robotsProductToken(userAgent) || userAgent;
   const cache = new Map<string, { at: number; policy: Promise<RobotsPolicy> }>();
-  const read = async (origin: string): Promise<RobotsPolicy> => {
+  const read = async (origin: string, premiumProxy: boolean): Promise<RobotsPolicy> => {
     const robotsUrl = `${origin}/robots.txt`;
-    const res = await fetchPage({ url: robotsUrl, method: 'GET', timeoutMs: ROBOTS_TIMEOUT_MS }, fetchConfig);
+    const res = await fetchers.http(premiumProxy, (config) => fetchPage({ url: robotsUrl, method: 'GET', timeoutMs: ROBOTS_TIMEOUT_MS }, config));
     const status = res.statusCode ?? 0;
     let txt: RobotsTxt;
     if (res.kind === 'ok' && status >= 200 && status < 300) txt = RobotsTxt.parse(res.body, { robotsUrl });
@@ -30,12 +32,13 @@ export function createRobotsCache(fetchConfig: FetchConfig, userAgent: string): 
     return txt.forAgent(agent);
   };
   return {
-    policyFor(url) {
+    policyFor(url, premiumProxy) {
       const origin = new URL(url).origin;
-      const hit = cache.get(origin);
+      const key = premiumProxy ? `premium ${origin}` : origin;
+      const hit = cache.get(key);
       if (hit && Date.now() - hit.at < ROBOTS_TTL_MS) return hit.policy;
-      const policy = read(origin);
-      cache.set(origin, { at: Date.now(), policy });
+      const policy = read(origin, premiumProxy);
+      cache.set(key, { at: Date.now(), policy });
       if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
       return policy;
     },

@@ -5,12 +5,15 @@ import type { RedisKeys } from '../../common/redis-keys.js';
 import { createGuardedConnect } from '../../common/ssrf-guard.js';
 import { SLOW_TIER, tierRank } from '../../common/tiers.js';
 import type { BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
-import { createImpitTransport } from '../fetch-t2/impit-transport.js';
+import { impitPageFetcher } from '../fetch-t2/impit-page-fetcher.js';
 import { plainProfile, stealthProfile, type BrowserProfile } from '../fetching/browser-profile.js';
 import { createBrowserLoader, type BrowserLoader } from '../fetching/browser-loader.js';
 import type { FetchOutcome } from '../fetching/fetch-result.js';
+import { undiciPageFetcher, viaSocksProxy } from '../fetching/fetch-tier-worker.js';
 import { startGuardedSocksProxy, type GuardedSocksProxy } from '../fetching/guarded-socks-proxy.js';
-import { fetchPage, type FetchConfig } from '../fetching/http-fetcher.js';
+import type { FetchConfig } from '../fetching/http-fetcher.js';
+import type { PageRequest } from '../fetching/leased-fetch-work.js';
+import { createPremiumRotation, premiumRoute, throughRoute } from '../fetching/proxy-route.js';
 import { createSlots, type Slots } from './slots.js';
 
 /** One crawl page fetch at some tier. */
@@ -21,6 +24,8 @@ export interface CrawlFetch {
   signal: AbortSignal;
   /** advanced.wait_for and screenshot, for the browser tiers. */
   browser?: BrowserOptions;
+  /** advanced.use_proxy: the fetch leaves through a premium proxy (decision 0018), whatever its tier. */
+  premiumProxy?: boolean;
 }
 
 /** The crawl pool's clients of every tier it runs (CRAWL_FETCH_TIERS). */
@@ -33,6 +38,11 @@ export interface TierFetchers {
    */
   withRoom<T>(tier: string, batch: { signal: AbortSignal; deadlineMs: number }, work: () => Promise<T>): Promise<T | null>;
   fetch(tier: string, req: CrawlFetch): Promise<FetchOutcome>;
+  /**
+   * Runs `work` with the plain HTTP client of tier 1, through a premium proxy
+   * when `premiumProxy` (robots.txt and sitemaps of a use_proxy crawl).
+   */
+  http<T>(premiumProxy: boolean, work: (config: FetchConfig) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -52,11 +62,14 @@ export function isBrowserTier(tier: string): boolean {
  * on first use, so a crawl that stays at tier 1 starts no proxy and no
  * Chromium: one guarded SOCKS proxy for impit (tier 2) and Chromium, which
  * connect only through it (decision 0013), and one Chromium per browser
- * profile (stealth for tier 3, plain for tier 4).
+ * profile (stealth for tier 3, plain for tier 4). A fetch through the premium
+ * network (use_proxy) runs on a route of its own (proxy-route.ts) whatever
+ * its tier, as a scrape attempt does (decision 0022).
  */
 export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; keys: RedisKeys; tier1: FetchConfig }): TierFetchers {
   const { config } = opts;
   const { dispatcher: _shared, ...http } = opts.tier1;
+  const tier1 = undiciPageFetcher(opts.tier1);
   let proxy: Promise<GuardedSocksProxy> | null = null;
   const proxyUrl = async () => {
     proxy ??= startGuardedSocksProxy({ connect: createGuardedConnect(config.ssrf) }).catch((err: unknown) => {
@@ -65,10 +78,10 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
     });
     return (await proxy).url;
   };
-  let tier2: Promise<FetchConfig> | null = null;
-  const tier2Config = () =>
+  let tier2: Promise<(req: PageRequest) => Promise<FetchOutcome>> | null = null;
+  const tier2Fetcher = () =>
     (tier2 ??= proxyUrl().then(
-      (url) => ({ ...http, transport: createImpitTransport({ browser: config.tiers.impitBrowser as Browser, proxyUrl: url }) }),
+      (url) => impitPageFetcher(http, config.tiers.impitBrowser as Browser, url),
       (err: unknown) => {
         tier2 = null;
         throw err;
@@ -89,6 +102,9 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
     return loader;
   };
   const browserSlots: Slots = createSlots(config.tiers.browserConcurrency);
+  const pickPremium = createPremiumRotation();
+  // As a scrape's attempt: each fetch through the premium network gets a guarded proxy of its own.
+  const routeOf = (premiumProxy: boolean) => (premiumProxy ? premiumRoute(config.premiumProxies, undefined, pickPremium) : null);
 
   return {
     async withRoom(tier, batch, work) {
@@ -97,12 +113,28 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
     },
 
     async fetch(tier, req) {
-      if (tier === '1' || tier === '2') {
-        const fetchConfig = tier === '1' ? opts.tier1 : await tier2Config();
-        return fetchPage({ url: req.url, method: 'GET', ...(req.headers ? { headers: req.headers } : {}), timeoutMs: req.timeoutMs, signal: req.signal }, fetchConfig);
-      }
-      const loader = await loaderFor(tier);
-      return loader.load({ url: req.url, method: 'GET', body: undefined, contentType: '', timeoutMs: req.timeoutMs, signal: req.signal, cookies: {}, acceptMimes: [], headers: req.headers ?? {}, followRedirects: true }, req.browser);
+      return throughRoute(routeOf(req.premiumProxy === true), config.ssrf, async (routeUrl) => {
+        const page: PageRequest = {
+          url: req.url,
+          method: 'GET',
+          body: undefined,
+          contentType: '',
+          timeoutMs: req.timeoutMs,
+          signal: req.signal,
+          cookies: {},
+          acceptMimes: [],
+          headers: req.headers ?? {},
+          followRedirects: true,
+          ...(routeUrl ? { proxyUrl: routeUrl } : {}),
+        };
+        if (tier === '1') return tier1(page);
+        if (tier === '2') return (await tier2Fetcher())(page);
+        return (await loaderFor(tier)).load(page, req.browser);
+      });
+    },
+
+    http(premiumProxy, work) {
+      return throughRoute(routeOf(premiumProxy), config.ssrf, (routeUrl) => viaSocksProxy(opts.tier1, routeUrl, work));
     },
 
     async close() {

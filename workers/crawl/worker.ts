@@ -33,7 +33,7 @@ await runPoolProcess(CRAWL_POOL, ({ config, redis, keys, workerId, js, names }) 
     handler: createCrawlBatchHandler({
       pages: {
         fetchers,
-        robots: createRobotsCache(fetchConfig, config.worker.userAgent),
+        robots: createRobotsCache(fetchers, config.worker.userAgent),
         pacing: createHostPacing(redis, keys.crawlHostPace),
         lease: createDomainLease(redis, { limit: config.worker.domainConcurrency, ttlMs: config.worker.domainLeaseTtlMs, keyPrefix: keys.domainLeasePrefix }),
         pipeline,
@@ -45,7 +45,7 @@ await runPoolProcess(CRAWL_POOL, ({ config, redis, keys, workerId, js, names }) 
       },
       js,
       names,
-      sitemapFetch: { ...fetchConfig, timeoutMs: SITEMAP_TIMEOUT_MS },
+      sitemapTimeoutMs: SITEMAP_TIMEOUT_MS,
       userAgent: config.worker.userAgent,
       concurrency: CRAWL_LIMITS.workerConcurrency,
     }),

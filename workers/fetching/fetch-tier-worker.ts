@@ -4,7 +4,8 @@ import { createDomainLease } from '../runtime/domain-lease.js';
 import { runWorker, type WorkerContext } from '../runtime/run-worker.js';
 import { Socks5ProxyAgent } from 'undici';
 import { fetchPage, MAX_REDIRECTS, type FetchConfig } from './http-fetcher.js';
-import { createFetchWork, type FetchWorkDeps, type PageFetcher } from './leased-fetch-work.js';
+import type { FetchOutcome } from './fetch-result.js';
+import { createFetchWork, type FetchWorkDeps, type PageFetcher, type PageRequest } from './leased-fetch-work.js';
 
 /** A fetch tier's own client, made once per process. */
 export interface TierClient {
@@ -26,20 +27,28 @@ export function baseFetchConfig(config: TrawlConfig): Omit<FetchConfig, 'dispatc
 }
 
 /**
+ * Runs `work` with `config` connecting through the guarded SOCKS5 proxy at
+ * `proxyUrl` (an undici agent of its own, destroyed after), or with `config`
+ * as it is when there is none.
+ */
+export async function viaSocksProxy<T>(config: FetchConfig, proxyUrl: string | undefined, work: (config: FetchConfig) => Promise<T>): Promise<T> {
+  if (!proxyUrl) return work(config);
+  const dispatcher = new Socks5ProxyAgent(proxyUrl);
+  try {
+    return await work({ ...config, dispatcher });
+  } finally {
+    void dispatcher.destroy().catch(() => undefined);
+  }
+}
+
+/**
  * The fetcher of the tiers that use undici (tier 1, the document pool): the
  * process's guarded dispatcher, or for an attempt through an upstream proxy
  * an agent speaking SOCKS5 to the attempt's guarded proxy (proxy-route.ts).
+ * The crawl pool's tier 1 fetches through it too.
  */
-export function undiciPageFetcher(config: FetchConfig): PageFetcher {
-  return async (req) => {
-    if (!req.proxyUrl) return fetchPage(req, config);
-    const dispatcher = new Socks5ProxyAgent(req.proxyUrl);
-    try {
-      return await fetchPage(req, { ...config, dispatcher });
-    } finally {
-      void dispatcher.destroy().catch(() => undefined);
-    }
-  };
+export function undiciPageFetcher(config: FetchConfig): (req: PageRequest) => Promise<FetchOutcome> {
+  return (req) => viaSocksProxy(config, req.proxyUrl, (routed) => fetchPage(req, routed));
 }
 
 /**

@@ -119,12 +119,17 @@ export function classifyStatusBeforeBody(status: number): Omit<FetchFailure, 'ki
   if (status === 404 || status === 410) return { code: 'TARGET_NOT_FOUND', message: `The target answered ${status}`, escalate: false };
   if (status === 401) return { code: 'REQUIRES_AUTH', message: 'The target requires authentication (401)', escalate: false };
   if (status === 402) return { code: 'PAYWALL_DETECTED', message: 'The target requires payment (402)', escalate: false };
-  if (status === 429) return { code: 'BLOCKED', message: 'The target is rate limiting this client (429)', escalate: true };
   if (status >= 500 && status !== 503) return { code: 'TARGET_UNAVAILABLE', message: `The target answered ${status}`, escalate: true };
   return null;
 }
 
-/** 403 and 503 carry a page worth reading: it tells a challenge from a block from an outage. `head` is the body's start as text. */
+/** Refusals whose page may be a captcha standing in for the content: the captcha tier may pass them where the others are refused. */
+const CAPTCHA_REFUSALS: ReadonlySet<number> = new Set([403, 429, 503]);
+
+/**
+ * 403, 429 and 503 carry a page worth reading: it tells a challenge or a
+ * captcha from a block, a rate limit or an outage. `head` is the body's start as text.
+ */
 export function classifyStatusAfterBody(
   status: number,
   headers: Record<string, string>,
@@ -133,9 +138,10 @@ export function classifyStatusAfterBody(
   const evidence = { headers, body: head };
   const vendor = status === 403 || status === 503 || (status >= 200 && status < 300) ? detectChallenge(evidence) : null;
   if (vendor) return { code: 'CHALLENGE_DETECTED', message: `The target answered with a ${vendor} bot challenge (${status})`, escalate: true };
-  const captcha = status === 403 ? refusalCaptcha(head) : null;
+  const captcha = CAPTCHA_REFUSALS.has(status) ? refusalCaptcha(head) : null;
   if (captcha) return captcha;
   if (status === 403) return { code: 'BLOCKED', message: 'The target refused this client (403)', escalate: true };
+  if (status === 429) return { code: 'BLOCKED', message: 'The target is rate limiting this client (429)', escalate: true };
   if (status === 503) {
     return hasBlockMarkers(evidence)
       ? { code: 'BLOCKED', message: 'The target answered 503 with a bot block page', escalate: true }

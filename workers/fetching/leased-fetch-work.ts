@@ -11,8 +11,7 @@ import { acceptedDocumentMimes, documentKind, PDF_MIME, type DocumentKind } from
 import type { FetchedPage, FetchOutcome } from './fetch-result.js';
 import { isJavaScriptShell, SHELL_SCAN_BYTES } from './js-shell-detector.js';
 import { detectWall, WALL_SCAN_CHARS, type PageWall } from './page-walls.js';
-import type { GuardedSocksProxy } from './guarded-socks-proxy.js';
-import { createPremiumRotation, routeFor, startRouteProxy, type ProxyRouteDeps } from './proxy-route.js';
+import { createPremiumRotation, routeFor, throughRoute, type ProxyRouteDeps } from './proxy-route.js';
 import { acceptLanguageFor, countryProfile, type CountryProfile } from '../../common/locations.js';
 
 /** One fetch as a tier makes it: the task, with the body read and the time left. */
@@ -136,33 +135,32 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       // A failed refresh (a Redis blip) only risks the slot expiring early; it must not take the worker down.
       const keepAlive = setInterval(() => void lease.refresh().catch(() => undefined), LEASE_REFRESH_MS);
       let outcome;
-      let routeProxy: GuardedSocksProxy | undefined;
       try {
         const route = await routeFor(task, scope.ref.tier, scope.ref.jobId, { ...deps.proxies, pick: pickPremium });
-        if (route) routeProxy = await startRouteProxy(route, deps.proxies.guard);
         const location = task.locationCountry ? countryProfile(task.locationCountry) : undefined;
-        outcome = await deps.fetch(
-          {
-            url: task.url,
-            method: task.method,
-            body,
-            contentType: task.contentType,
-            timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
-            signal: scope.signal,
-            cookies,
-            acceptMimes: acceptedDocumentMimes(task.mode, task.ocr),
-            // A caller's own Accept-Language wins over the location's.
-            headers: { ...(location ? { 'accept-language': acceptLanguageFor(location) } : {}), ...lowerCaseNames(task.headers) },
-            followRedirects: !task.keepRedirects,
-            ...(location ? { location } : {}),
-            ...(routeProxy ? { proxyUrl: routeProxy.url } : {}),
-          },
-          task,
+        outcome = await throughRoute(route, deps.proxies.guard, (proxyUrl) =>
+          deps.fetch(
+            {
+              url: task.url,
+              method: task.method,
+              body,
+              contentType: task.contentType,
+              timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)),
+              signal: scope.signal,
+              cookies,
+              acceptMimes: acceptedDocumentMimes(task.mode, task.ocr),
+              // A caller's own Accept-Language wins over the location's.
+              headers: { ...(location ? { 'accept-language': acceptLanguageFor(location) } : {}), ...lowerCaseNames(task.headers) },
+              followRedirects: !task.keepRedirects,
+              ...(location ? { location } : {}),
+              ...(proxyUrl ? { proxyUrl } : {}),
+            },
+            task,
+          ),
         );
       } finally {
         clearInterval(keepAlive);
         release();
-        await routeProxy?.close();
       }
       const fetchMs = BigInt(Date.now() - started);
       if (outcome.kind === 'failed') {

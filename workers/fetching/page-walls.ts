@@ -31,7 +31,7 @@ function captchaWall(widget: CaptchaWidget | null): PageWall | null {
   return { code: 'CHALLENGE_DETECTED', message: `The page is held behind a ${CAPTCHA_NAMES[widget.kind]} captcha`, escalate: true, classification: CAPTCHA_CLASSIFICATION };
 }
 
-/** A refusal (403) whose page asks for a captcha: the captcha tier may pass it where the others are refused. */
+/** A refusal (403, 429 or 503) whose page asks for a captcha: the captcha tier may pass it where the others are refused. */
 export function refusalCaptcha(head: string): PageWall | null {
   return /captcha|turnstile/i.test(head) ? captchaWall(findCaptcha(head.slice(0, WALL_SCAN_CHARS))) : null;
 }

@@ -36,6 +36,19 @@ export function createPremiumRotation(): (candidates: readonly PremiumProxy[]) =
   return (candidates) => candidates[next++ % candidates.length]!;
 }
 
+/** A premium proxy (of `country`, when it names one), taken in turn from the candidates. */
+export function premiumRoute(
+  premium: readonly PremiumProxy[],
+  country: string | undefined,
+  pick: (candidates: readonly PremiumProxy[]) => PremiumProxy,
+): UpstreamRoute {
+  const candidates = premiumProxiesFor(premium, country);
+  if (candidates.length === 0) {
+    throw new AttemptFailure('SERVICE_UNAVAILABLE', country ? `No premium proxy in ${country} is configured` : 'No premium proxy is configured');
+  }
+  return { proxy: pick(candidates).proxy, ownedByCaller: false };
+}
+
 /** The upstream proxy of an attempt, or null when it connects directly. */
 export async function routeFor(
   task: FetchTask,
@@ -51,11 +64,7 @@ export async function routeFor(
     return { proxy, ownedByCaller: true };
   }
   if (!task.premiumProxy && tier !== PREMIUM_PROXY_TIER) return null;
-  const candidates = premiumProxiesFor(deps.premium, task.locationCountry || undefined);
-  if (candidates.length === 0) {
-    throw new AttemptFailure('SERVICE_UNAVAILABLE', task.locationCountry ? `No premium proxy in ${task.locationCountry} is configured` : 'No premium proxy is configured');
-  }
-  return { proxy: deps.pick(candidates).proxy, ownedByCaller: false };
+  return premiumRoute(deps.premium, task.locationCountry || undefined, deps.pick);
 }
 
 /** Refuses a target host the guard does not allow, by every address it resolves to here. */
@@ -79,3 +88,18 @@ export function startRouteProxy(route: UpstreamRoute, guard: GuardOptions): Prom
   });
 }
 
+
+/**
+ * Runs one fetch on its route: through a guarded proxy of its own started
+ * for it (its URL handed to `work`) and closed after, or directly (no URL)
+ * when the route is null.
+ */
+export async function throughRoute<T>(route: UpstreamRoute | null, guard: GuardOptions, work: (proxyUrl: string | undefined) => Promise<T>): Promise<T> {
+  if (!route) return work(undefined);
+  const proxy = await startRouteProxy(route, guard);
+  try {
+    return await work(proxy.url);
+  } finally {
+    await proxy.close();
+  }
+}

@@ -131,8 +131,11 @@ export const CrawlRequest = z
     advanced: z
       .object({
         render_js: z.boolean().default(false).meta({ description: 'Loads every page in the browser (tier 4, 20 credits a page); needs max_tier 4 when max_tier is set.' }),
-        screenshot: z.boolean().default(false),
-        use_proxy: z.boolean().default(false),
+        screenshot: z.boolean().default(false).meta({ description: 'A full-page PNG of each page (`screenshot_url`); needs render_js. +1 credit a page.' }),
+        use_proxy: z.boolean().default(false).meta({
+          description:
+            "Fetches every page, at every planned tier, through the operator's premium proxy network, behind the SSRF guard: +1 credit a page on top of its tier. 400 VALIDATION_ERROR when the service has no premium network.",
+        }),
         wait_for: z.string().max(1_000).nullable().default(null).meta({ description: 'A CSS selector the browser tiers wait for before reading a page.' }),
         timeout: z.number().int().min(1).max(300).default(CRAWL_LIMITS.fetchTimeoutDefaultS),
       })
@@ -150,7 +153,7 @@ export const CrawlRequest = z
       })
       .strict()
       .refine((c) => !c.force_tier || !c.max_tier || Number(c.force_tier) <= Number(c.max_tier), { message: 'force_tier cannot exceed max_tier', path: ['force_tier'] })
-      .meta({ description: 'The crawl reserves each planned page at the dearest tier it plans, charges each page at the tier that fetched it and refunds the rest when it ends.' })
+      .meta({ description: 'The crawl reserves each planned page at the dearest tier it plans with its add-ons, charges each page at the tier that fetched it (plus the add-ons) and refunds the rest when it ends.' })
       .nullable()
       .default(null),
     priority: z

@@ -31,9 +31,21 @@ describe('crawl tier plans', () => {
   });
 
   it('charges a page its tier price, never more than it reserved', () => {
-    expect(pageCharge(4_000, '2')).to.equal(300);
-    expect(pageCharge(4_000, '4')).to.equal(4_000);
-    expect(pageCharge(300, '4')).to.equal(300);
-    expect(pageCharge(0, '4')).to.equal(0);
+    const plain = config(null, { max_tier: '4' });
+    expect(pageCharge(4_000, '2', plain)).to.equal(300);
+    expect(pageCharge(4_000, '4', plain)).to.equal(4_000);
+    expect(pageCharge(300, '4', plain)).to.equal(300);
+    expect(pageCharge(0, '4', plain)).to.equal(0);
+  });
+
+  it('adds use_proxy (1 credit) to every page: reserved at the dearest tier, charged on top of the tier that fetched it', () => {
+    const proxied = config({ use_proxy: true }, { max_tier: '4' });
+    const plan = crawlTierPlan(proxied, DEPLOYED);
+    expect(plan).to.deep.equal({ tiers: ['1', '2', '3', '4'], reserveMicrocents: 4_200 });
+    expect(crawlTierPlan(config({ use_proxy: true }, null), DEPLOYED)).to.deep.equal({ tiers: ['1'], reserveMicrocents: 400 });
+    expect(pageCharge(plan.reserveMicrocents, '1', proxied)).to.equal(400);
+    expect(pageCharge(plan.reserveMicrocents, '2', proxied)).to.equal(500);
+    expect(pageCharge(plan.reserveMicrocents, '4', proxied)).to.equal(4_200);
+    expect(pageCharge(0, '4', proxied)).to.equal(0);
   });
 });

@@ -19,6 +19,15 @@ describe('fetchPage failures', function () {
     site = await startSiteServer({
       routes: [
         {
+          // A captcha widget as the whole page, served with ?status= (429 and 503 as some sites do).
+          path: '/captcha-refusal',
+          handle: ({ res, url }) => {
+            const widget = url.searchParams.get('widget') === 'turnstile' ? '<div class="cf-turnstile" data-sitekey="0x4AAAAAAA"></div>' : '<div class="g-recaptcha" data-sitekey="6Lc-harbour"></div>';
+            res.writeHead(Number(url.searchParams.get('status')), { 'content-type': 'text/html; charset=utf-8' });
+            res.end(`<!doctype html><html><head><title>One more step</title></head><body><h1>One more step</h1><form method="post">${widget}<button>Continue</button></form></body></html>`);
+          },
+        },
+        {
           // Each hop waits, then redirects onward: no single hop is slow, the chain is.
           path: '/slow-redirect',
           handle: ({ res, url, onClose }) => {
@@ -156,6 +165,21 @@ describe('fetchPage failures', function () {
         expect(outcome.finalUrl).to.equal(`${site.url}${path}`);
       });
     }
+
+    for (const [status, widget] of [[429, 'turnstile'], [503, 'recaptcha'], [403, 'turnstile']] as const) {
+      it(`classifies a ${widget} captcha page served with ${status} as a captcha, to escalate to the captcha tier`, async () => {
+        const outcome = failed(await get(`${site.url}/captcha-refusal?status=${status}&widget=${widget}`));
+        expect(outcome).to.deep.include({ code: 'CHALLENGE_DETECTED', classification: 'captcha', escalate: true, statusCode: status });
+      });
+    }
+
+    it('keeps a 429 or 503 without a captcha widget a rate limit or an outage, not a captcha', async () => {
+      for (const [path, code] of [['/status/429', 'BLOCKED'], ['/status/503', 'TARGET_UNAVAILABLE'], ['/blocked/503', 'BLOCKED']] as const) {
+        const outcome = failed(await get(`${site.url}${path}`));
+        expect(outcome.code, path).to.equal(code);
+        expect(outcome.classification, path).to.equal(undefined);
+      }
+    });
 
     it('names the vendor of a recognised challenge', async () => {
       expect(failed(await get(`${site.url}/challenge/akamai`)).message).to.contain('Akamai');
