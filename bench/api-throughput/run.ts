@@ -7,7 +7,7 @@
  * and on a second stack started with TRAWL_RATE_LIMITS=off, in turns over
  * several rounds: the ratio is what the limiter costs (goal: at least 0.9).
  *
- *   npm run bench:api-throughput [-- --duration 10 --connections 50 --rounds 3 --only jobs]
+ *   npm run bench:api-throughput [-- --duration 10 --connections 50 --rounds 3 --settle 15 --only jobs]
  *
  * TRAWL_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every process of the stack.
  */
@@ -28,6 +28,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     // Turns of the limiter comparison (limits on, then off, the order swapped each round).
     rounds: { type: 'string', default: '3' },
+    // Seconds to wait after the second stack is up: its processes' start (browsers, pipeline threads, JIT) would load the first rounds.
+    settle: { type: 'string', default: '15' },
     // One target alone (jobs, live or bare), e.g. to profile it.
     only: { type: 'string' },
   },
@@ -127,6 +129,7 @@ try {
     process.stdout.write('\nbooting a stack with TRAWL_RATE_LIMITS=off...\n');
     limitsOff = await bootIsolatedStack({ name: 'bench_api_off', redisDb: 10, env: { LOG_LEVEL: 'error', TRAWL_RATE_LIMITS: 'off' } });
     const unlimited = await finishedJob(limitsOff);
+    await new Promise((resolve) => setTimeout(resolve, Number(values.settle) * 1000));
     const on: Figures[] = [];
     const off: Figures[] = [];
     for (let round = 0; round < rounds; round++) {
