@@ -142,6 +142,31 @@ function namesContent(names: string): boolean {
   return false;
 }
 
+const SPACES = /\s+/;
+
+function writtenHints(written: string, names: Map<string, number> | undefined): number {
+  const known = names?.get(written);
+  if (known !== undefined) return known;
+  let hints = 0;
+  const parts = written.split(SPACES);
+  if (parts.length === 1) hints = nameHints(written);
+  else for (const name of parts) if (name.length > 0) hints |= names === undefined ? nameHints(name) : (names.get(name) ?? remember(names, name, nameHints(name)));
+  names?.set(written, hints);
+  return hints;
+}
+
+function remember(names: Map<string, number>, name: string, hints: number): number {
+  names.set(name, hints);
+  return hints;
+}
+
+/** The words of one class name or id. */
+function nameHints(name: string): number {
+  // camelCase names split like kebab-case ones: `articleMeta` reads as `article-meta`.
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+  return ANY_CLASS_WORD.test(words) ? classWords(words) : 0;
+}
+
 function classWords(names: string): number {
   let hints = 0;
   if (JUNK_WORDS.test(names)) hints |= JUNK;
@@ -157,23 +182,17 @@ function classWords(names: string): number {
 /**
  * `names` caches the class and id words by the names as written: a page
  * repeats its class names (`menu-item`, `col-md-6`) far more often than it
- * has different ones, and each one is read once.
+ * has different ones, and each one is read once. No word spans a space, so
+ * the words of a class list are those of its names, each looked up alone:
+ * a new combination of known names (`menu-item menu-item-4926`) costs the
+ * patterns only its new name.
  */
 export function classifyAttributes(attribs: Record<string, string>, names?: Map<string, number>): number {
   let hints = 0;
   const cls = attribs.class;
+  if (cls !== undefined) hints = writtenHints(cls, names);
   const id = attribs.id;
-  if (cls !== undefined || id !== undefined) {
-    const written = id === undefined ? cls! : `${cls ?? ''} ${id}`;
-    const known = names?.get(written);
-    if (known !== undefined) hints = known;
-    else {
-      // camelCase names split like kebab-case ones: `articleMeta` reads as `article-meta`.
-      const words = written.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
-      if (ANY_CLASS_WORD.test(words)) hints = classWords(words);
-      names?.set(written, hints);
-    }
-  }
+  if (id !== undefined) hints |= writtenHints(id, names);
   const itemprop = attribs.itemprop;
   if (itemprop !== undefined && /articlebody|text|reviewbody|description/i.test(itemprop)) hints |= itemprop.toLowerCase().includes('articlebody') ? ARTICLE_BODY : CONTENT;
   const role = attribs.role;

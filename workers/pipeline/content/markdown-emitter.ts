@@ -96,6 +96,8 @@ class BlockEmitter implements TapeVisitor {
   private heading = 0;
   private preDepth = 0;
   private preText = '';
+  /** Whether `preText` ends in a newline, kept beside it: asking the growing string would copy it each time. */
+  private preLineEnded = true;
   private preLanguage = '';
   private preFallbackLanguage = '';
   private codeDepth = 0;
@@ -123,7 +125,7 @@ class BlockEmitter implements TapeVisitor {
     const tag = this.tape.tag[id]!;
     const attrs = this.tape.attrs[id]!;
     if (this.preDepth > 0) {
-      if (tag === 'br') this.preText += '\n';
+      if (tag === 'br') this.appendPre('\n');
       else if (tag === 'code' && !this.preLanguage) this.preLanguage = codeLanguage(attrs);
       return;
     }
@@ -200,7 +202,7 @@ class BlockEmitter implements TapeVisitor {
     const tag = this.tape.tag[id]!;
     if (this.preDepth > 0) {
       if (tag === 'pre') this.closePre();
-      else if (this.tape.kind[id]! & BLOCK && !this.preText.endsWith('\n')) this.preText += '\n';
+      else if (this.tape.kind[id]! & BLOCK && !this.preLineEnded) this.appendPre('\n');
       return;
     }
     if (this.tape.kind[id]! & HEADING) {
@@ -262,7 +264,7 @@ class BlockEmitter implements TapeVisitor {
 
   text(raw: string): void {
     if (this.preDepth > 0) {
-      this.preText += raw;
+      this.appendPre(raw);
       return;
     }
     const last = this.lastChar();
@@ -475,11 +477,18 @@ class BlockEmitter implements TapeVisitor {
     this.block(2);
     this.preDepth = 1;
     this.preText = '';
+    this.preLineEnded = true;
     this.preLanguage = codeLanguage(attrs);
     const parent = this.tape.parent[id]!;
     const grandparent = parent >= 0 ? this.tape.parent[parent]! : -1;
     this.preFallbackLanguage =
       (parent >= 0 ? codeLanguage(this.tape.attrs[parent]!) : '') || (grandparent >= 0 ? codeLanguage(this.tape.attrs[grandparent]!) : '');
+  }
+
+  private appendPre(text: string): void {
+    if (text.length === 0) return;
+    this.preText += text;
+    this.preLineEnded = text.charCodeAt(text.length - 1) === 10;
   }
 
   private closePre(): void {

@@ -88,6 +88,17 @@ describe('htmlToMarkdown: GitHub-Flavoured Markdown fidelity', () => {
     expect(md('<div class="highlight-go notranslate"><div class="highlight"><pre>x := 1</pre></div></div>')).to.equal('```go\nx := 1\n```');
   });
 
+  it('writes code set one line per block as lines, in time linear in its length', () => {
+    expect(md('<pre><div>a = 1</div><div>b = 2</div>c<br>d</pre>')).to.equal('```\na = 1\nb = 2\nc\nd\n```');
+    const lines = 20_000;
+    const body = `<pre>${Array.from({ length: lines }, (_, i) => `<div class="line"><span>const v${i} = ${i};</span></div>`).join('')}</pre>`;
+    const started = performance.now();
+    const out = md(body);
+    expect(performance.now() - started).to.be.below(3_000);
+    expect(out.split('\n')).to.have.length(lines + 2);
+    expect(out).to.contain('\nconst v19999 = 19999;\n```');
+  });
+
   it('lengthens the fence when the code holds backtick fences', () => {
     expect(md('<pre><code>```\ninner\n```</code></pre>')).to.equal('````\n```\ninner\n```\n````');
   });
