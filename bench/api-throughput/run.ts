@@ -9,9 +9,15 @@
  *
  *   npm run bench:api-throughput [-- --duration 10 --connections 50 --rounds 3 --settle 15 --only jobs]
  *
+ * Beside each rate, the limiter rounds print the CPU time per request of the
+ * gateway, the control plane and Redis (from /proc and INFO cpu): on a
+ * shared machine whose speed varies from one round to the next, it is the
+ * figure that does not move with the neighbours.
+ *
  * TRAWL_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every process of the stack.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -48,11 +54,38 @@ interface Figures {
   p50: number;
   p99: number;
   failures: number;
+  /** Requests answered in the measured load. */
+  total: number;
+}
+
+/** CPU time (ms) of a process so far, from /proc/<pid>/stat (user and system, in clock ticks of 10 ms). */
+function processCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Redis's CPU time (ms) so far, user and system, from INFO cpu. */
+async function redisCpuMs(stack: IsolatedStack): Promise<number> {
+  const info = await stack.redis.info('cpu');
+  const read = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+  return (read('used_cpu_user') + read('used_cpu_sys')) * 1000;
+}
+
+/** CPU time per request (µs) of the stack's gateway, control plane and Redis over a load. */
+interface CpuPerRequest {
+  gateway: number;
+  controlPlane: number;
+  redis: number;
+}
+
+async function cpuSnapshot(stack: IsolatedStack): Promise<CpuPerRequest> {
+  return { gateway: processCpuMs(stack.pid('gateway')), controlPlane: processCpuMs(stack.pid('control-plane')), redis: await redisCpuMs(stack) };
 }
 
 async function load(url: string, headers: Record<string, string>, seconds: number): Promise<Figures> {
   const r = await autocannon({ url, connections, duration: seconds, headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failures: r.errors + r.timeouts + r.non2xx };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failures: r.errors + r.timeouts + r.non2xx, total: r.requests.total };
 }
 
 async function startBareServer() {
@@ -106,7 +139,7 @@ try {
   const results: Figures[] = [];
   for (const [name, url, headers] of targets) {
     if (values.only && !name.includes(values.only)) {
-      results.push({ rps: NaN, p50: NaN, p99: NaN, failures: 0 } as Figures);
+      results.push({ rps: NaN, p50: NaN, p99: NaN, failures: 0, total: 0 });
       continue;
     }
     await load(url, headers, warmup);
@@ -132,24 +165,39 @@ try {
     await new Promise((resolve) => setTimeout(resolve, Number(values.settle) * 1000));
     const on: Figures[] = [];
     const off: Figures[] = [];
+    const cpu = new Map<Figures[], CpuPerRequest[]>([
+      [on, []],
+      [off, []],
+    ]);
     for (let round = 0; round < rounds; round++) {
-      const turns: Array<[Figures[], { url: string; headers: Record<string, string> }]> = [
-        [on, job],
-        [off, unlimited],
+      const turns: Array<[Figures[], IsolatedStack, { url: string; headers: Record<string, string> }]> = [
+        [on, stack, job],
+        [off, limitsOff, unlimited],
       ];
       if (round % 2 === 1) turns.reverse();
-      for (const [into, target] of turns) {
+      for (const [into, on, target] of turns) {
         await load(target.url, target.headers, warmup);
-        into.push(await load(target.url, target.headers, duration));
+        const before = await cpuSnapshot(on);
+        const figures = await load(target.url, target.headers, duration);
+        const after = await cpuSnapshot(on);
+        const per = (k: keyof CpuPerRequest) => ((after[k] - before[k]) * 1000) / Math.max(1, figures.total);
+        into.push(figures);
+        cpu.get(into)!.push({ gateway: per('gateway'), controlPlane: per('controlPlane'), redis: per('redis') });
       }
     }
+    const cpuText = (c: CpuPerRequest) => `CPU/request ${sig(c.gateway + c.controlPlane + c.redis)} µs (gateway ${sig(c.gateway)}, control plane ${sig(c.controlPlane)}, Redis ${sig(c.redis)})`;
     process.stdout.write(`\nGET /api/v1/jobs/{id}, ${rounds} rounds of ${duration} s each, order swapped each round:\n`);
     for (let round = 0; round < rounds; round++) {
       const [a, b] = [on[round]!, off[round]!];
       process.stdout.write(
-        `  round ${round + 1}: rate limits on ${sig(a.rps)} req/s (p50 ${sig(a.p50)} ms, failures ${a.failures}), off ${sig(b.rps)} req/s (p50 ${sig(b.p50)} ms, failures ${b.failures}), ratio ${sig(a.rps / b.rps)}\n`,
+        `  round ${round + 1}: rate limits on ${sig(a.rps)} req/s (p50 ${sig(a.p50)} ms, failures ${a.failures}), off ${sig(b.rps)} req/s (p50 ${sig(b.p50)} ms, failures ${b.failures}), ratio ${sig(a.rps / b.rps)}\n` +
+          `           on: ${cpuText(cpu.get(on)![round]!)}\n           off: ${cpuText(cpu.get(off)![round]!)}\n`,
       );
     }
+    const cpuTotal = (xs: CpuPerRequest[]) => xs.reduce((n, c) => n + c.gateway + c.controlPlane + c.redis, 0) / xs.length;
+    process.stdout.write(
+      `CPU per request, limits off / on: ${sig(cpuTotal(cpu.get(off)!) / cpuTotal(cpu.get(on)!))} (the throughput ratio a machine bound by these three processes would show)\n`,
+    );
     const ratios = on.map((a, i) => a.rps / off[i]!.rps).sort((x, y) => x - y);
     const total = (xs: Figures[]) => xs.reduce((n, f) => n + f.rps, 0);
     process.stdout.write(

@@ -30,6 +30,8 @@ export interface IsolatedStack {
   /** Starts a role, with settings of its own on top of the stack's when given (a restart with another configuration). */
   start(role: Role, env?: NodeJS.ProcessEnv): Promise<void>;
   running(role: Role): boolean;
+  /** The process id of a running role (e.g. to read its CPU time), undefined when it is not running. */
+  pid(role: Role): number | undefined;
   /** Lines the processes printed, for diagnosing a failed test. */
   output: string[];
   stop(): Promise<void>;
@@ -136,6 +138,9 @@ export async function bootIsolatedStack(opts: IsolatedStackOptions): Promise<Iso
       return p.exited;
     },
     start,
+    pid(role) {
+      return processes.get(role)?.child.pid;
+    },
     running(role) {
       const p = processes.get(role);
       return !!p && p.child.exitCode === null && p.child.signalCode === null;
