@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { startSiteServer, type SiteServer } from '../fixtures/site-server.js';
-import { GUARDED_TEXT, RENDERED_TEXT, startTrapServer, TIER_ROUTES, type TrapServer } from '../fixtures/tier-pages.js';
+import { startTrapServer, TIER_ROUTES, type TrapServer } from '../fixtures/tier-pages.js';
 import { apiClient, balanceOf } from '../support/api.js';
 import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.js';
 import { restartRoles } from '../support/restart-roles.js';
 import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
-import { crawlResults, linkPage, waitForCrawl } from './crawl-support.js';
+import { crawlResults, expectPagesAtTheirTiers, linkPage, waitForCrawl } from './crawl-support.js';
 
 /**
  * A crawl's advanced.use_proxy (SPEC 2.10): every page fetch, at every tier
@@ -100,14 +100,8 @@ describe('crawl through the premium proxy network (end to end)', function () {
       const done = await waitForCrawl(api, started.body.crawl_id, 200_000);
       const pages = new Map((await crawlResults(api, started.body.crawl_id)).map((p: any) => [new URL(p.url).pathname, p]));
 
-      expect(pages.get('/')).to.include({ status: 'completed', tier_used: '1', credits_used: 2 });
-      expect(pages.get('/plain')).to.include({ status: 'completed', tier_used: '1', credits_used: 2 });
-      const guarded = pages.get('/tiers/client-hints');
-      expect(guarded).to.include({ status: 'completed', tier_used: '2', credits_used: 2.5 });
-      expect(guarded.result.content).to.contain(GUARDED_TEXT);
-      const app = pages.get('/tiers/js-app');
-      expect(app).to.include({ status: 'completed', tier_used: '3', credits_used: 11 });
-      expect(app.result.content).to.contain(RENDERED_TEXT);
+      // Each page at its tier, plus the add-on's credit.
+      expectPagesAtTheirTiers(pages, 1);
       const redirect = pages.get('/redirect/to');
       expect(redirect).to.deep.include({ status: 'failed', credits_used: 0 });
       expect(redirect.error.code).to.equal('URL_NOT_ALLOWED');

@@ -1,4 +1,6 @@
+import { expect } from 'chai';
 import type { SiteRoute } from '../fixtures/site-server.js';
+import { GUARDED_TEXT, RENDERED_TEXT } from '../fixtures/tier-pages.js';
 import type { apiClient } from '../support/api.js';
 
 export type Api = ReturnType<typeof apiClient>;
@@ -39,4 +41,19 @@ export async function crawlResults(api: Api, crawlId: string): Promise<any[]> {
     pages.push(...res.body.results);
     if (res.body.results.length < 1000) return pages;
   }
+}
+
+/**
+ * The tier fixture pages of a crawl planned up to tier 4: each completed at the
+ * tier that serves it, charged that tier's price plus `addOnCredits`.
+ */
+export function expectPagesAtTheirTiers(pages: Map<string, any>, addOnCredits = 0): void {
+  expect(pages.get('/')).to.include({ status: 'completed', tier_used: '1', credits_used: 1 + addOnCredits });
+  expect(pages.get('/plain')).to.include({ status: 'completed', tier_used: '1', credits_used: 1 + addOnCredits });
+  const guarded = pages.get('/tiers/client-hints');
+  expect(guarded).to.include({ status: 'completed', tier_used: '2', credits_used: 1.5 + addOnCredits });
+  expect(guarded.result.content).to.contain(GUARDED_TEXT);
+  const app = pages.get('/tiers/js-app');
+  expect(app).to.include({ status: 'completed', tier_used: '3', credits_used: 10 + addOnCredits });
+  expect(app.result.content).to.contain(RENDERED_TEXT);
 }

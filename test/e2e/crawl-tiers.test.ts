@@ -3,7 +3,7 @@ import { startSiteServer, type SiteServer } from '../fixtures/site-server.js';
 import { GUARDED_TEXT, RENDERED_TEXT, startTrapServer, TIER_ROUTES, type TrapServer } from '../fixtures/tier-pages.js';
 import { apiClient, balanceOf } from '../support/api.js';
 import { createTestAccount, getStack, type TestStack } from '../support/stack.js';
-import { crawlResults, linkPage, waitForCrawl } from './crawl-support.js';
+import { crawlResults, expectPagesAtTheirTiers, linkPage, waitForCrawl } from './crawl-support.js';
 
 /**
  * Crawl pages fetched at the tiers their crawl plans (decision 0020): a
@@ -73,14 +73,7 @@ describe('crawl tiers (end to end)', function () {
     // Every planned page reserves the dearest planned tier, the browser's 20 credits.
     expect(start.estimated_credits).to.equal(10 * 20);
     expect(done.status, JSON.stringify(done).slice(0, 600)).to.equal('completed');
-    expect(pages.get('/')).to.include({ status: 'completed', tier_used: '1', credits_used: 1 });
-    expect(pages.get('/plain')).to.include({ status: 'completed', tier_used: '1', credits_used: 1 });
-    const guarded = pages.get('/tiers/client-hints');
-    expect(guarded).to.include({ status: 'completed', tier_used: '2', credits_used: 1.5 });
-    expect(guarded.result.content).to.contain(GUARDED_TEXT);
-    const app = pages.get('/tiers/js-app');
-    expect(app).to.include({ status: 'completed', tier_used: '3', credits_used: 10 });
-    expect(app.result.content).to.contain(RENDERED_TEXT);
+    expectPagesAtTheirTiers(pages);
     expect(done.billing.tier_breakdown).to.deep.equal({ '1': 2, '2': 1, '3': 1 });
     expect(done.billing).to.deep.include({ credits_debited: 200, credits_used: 13.5, credits_refunded: 186.5 });
     expect(spent).to.equal(200 + 200 + 300 + 2_000);
