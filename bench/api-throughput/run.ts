@@ -175,11 +175,11 @@ try {
         [off, limitsOff, unlimited],
       ];
       if (round % 2 === 1) turns.reverse();
-      for (const [into, on, target] of turns) {
+      for (const [into, measured, target] of turns) {
         await load(target.url, target.headers, warmup);
-        const before = await cpuSnapshot(on);
+        const before = await cpuSnapshot(measured);
         const figures = await load(target.url, target.headers, duration);
-        const after = await cpuSnapshot(on);
+        const after = await cpuSnapshot(measured);
         const per = (k: keyof CpuPerRequest) => ((after[k] - before[k]) * 1000) / Math.max(1, figures.total);
         into.push(figures);
         cpu.get(into)!.push({ gateway: per('gateway'), controlPlane: per('controlPlane'), redis: per('redis') });

@@ -88,7 +88,6 @@ export function startRouteProxy(route: UpstreamRoute, guard: GuardOptions): Prom
   });
 }
 
-
 /**
  * Runs one fetch on its route: through a guarded proxy of its own started
  * for it (its URL handed to `work`) and closed after, or directly (no URL)

@@ -144,19 +144,25 @@ function namesContent(names: string): boolean {
 
 const SPACES = /\s+/;
 
+/** The words of a class list or an id as written, each of its names read once per page through `names`. */
 function writtenHints(written: string, names: Map<string, number> | undefined): number {
   const known = names?.get(written);
   if (known !== undefined) return known;
   let hints = 0;
   const parts = written.split(SPACES);
   if (parts.length === 1) hints = nameHints(written);
-  else for (const name of parts) if (name.length > 0) hints |= names === undefined ? nameHints(name) : (names.get(name) ?? remember(names, name, nameHints(name)));
+  else {
+    for (const name of parts) {
+      if (name.length === 0) continue;
+      let one = names?.get(name);
+      if (one === undefined) {
+        one = nameHints(name);
+        names?.set(name, one);
+      }
+      hints |= one;
+    }
+  }
   names?.set(written, hints);
-  return hints;
-}
-
-function remember(names: Map<string, number>, name: string, hints: number): number {
-  names.set(name, hints);
   return hints;
 }
 
