@@ -99,6 +99,14 @@ export const SCRAPE_REQUEST_LIMIT_BYTES = 2 * MAX_TARGET_REQUEST_BODY_BYTES + 64
 /** JSON request bodies nested deeper than this (arrays and objects) are refused before they are parsed. */
 export const MAX_JSON_DEPTH = 64;
 
+/**
+ * A request body an error answer left unread (too large, the wrong type, or a request refused before its
+ * body was read) of a declared size up to this is read and dropped after the answer, so a client still
+ * sending it can read the answer and keep its connection; a larger, chunked or stalled one, or a refused
+ * compressed one, has its connection closed.
+ */
+export const REFUSED_BODY_DRAIN_BYTES = 16 * 1024 * 1024;
+
 /** A request body that sends nothing for this long is refused with 408 and its connection closed. */
 export const BODY_IDLE_TIMEOUT_MS = 10_000;
 

@@ -17,6 +17,8 @@ export interface BillingServiceDeps {
   paymentProvider: PaymentProvider | null;
   /** Empty when not configured: the webhook answers SERVICE_UNAVAILABLE. */
   paymentWebhookSecret: string;
+  /** Settles once the rate-limit tiers reflect the balance changes committed so far (Limits.tiersCaughtUp). */
+  tiersCaughtUp(): Promise<void>;
 }
 
 const m = BillingService.method;
@@ -71,7 +73,10 @@ export function createBillingService(deps: BillingServiceDeps): ServiceImpl<type
     },
 
     async handlePaymentEvent(req) {
-      return { outcome: await handlePaymentEvent(deps.pool, deps.paymentWebhookSecret, req.payload, req.signature) };
+      const outcome = await handlePaymentEvent(deps.pool, deps.paymentWebhookSecret, req.payload, req.signature);
+      // The tier follows the balance immediately (SPEC 8.1): the account's next call runs at the tier the deposit reached.
+      if (outcome === 'deposited') await deps.tiersCaughtUp();
+      return { outcome };
     },
   };
 }

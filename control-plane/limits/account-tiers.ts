@@ -7,6 +7,12 @@ export interface AccountTiers {
   tierOf(accountId: string): Promise<BalanceTier>;
   /** Settles once this process first listens for the announcements (from then on a tier read once is cached). */
   readonly listening: Promise<void>;
+  /**
+   * Settles once every announcement of a transaction that committed before
+   * the call has reached the cache: a writer in this process (a payment
+   * deposited) awaits it before answering, so the next call sees the new tier.
+   */
+  caughtUp(): Promise<void>;
   /** Ends the announcements' connection. */
   stop(): Promise<void>;
 }
@@ -193,6 +199,15 @@ export function createAccountTiers(deps: { pool: pg.Pool; log: Logger; reconnect
           queueMicrotask(() => void read());
         }
       });
+    },
+    async caughtUp() {
+      // A committing transaction signals the listening backend before its
+      // commit returns, and Postgres sends a listener what it was signalled
+      // about before the ReadyForQuery that ends any later query on that
+      // connection: after one round trip there, every announcement committed
+      // before it has been handled. Not listening, nothing is cached.
+      const client = following ? listener : undefined;
+      if (client) await client.query('SELECT 1').catch(() => undefined);
     },
     async stop() {
       stopped = true;

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
 import { TrawlError } from '../../common/errors.js';
-import { REQUEST_BODY_LIMIT_BYTES } from '../../common/limits.js';
+import { REFUSED_BODY_DRAIN_BYTES } from '../../common/limits.js';
 import type { Logger } from '../../common/logger.js';
 import { errorBody } from './error-envelope.js';
 import { requestIds } from './request-id.js';
@@ -36,18 +36,24 @@ export function addErrorFields(ctx: Context, fields: Record<string, unknown>): v
   state.errorFields = state.errorFields ? { ...state.errorFields, ...fields } : fields;
 }
 
-/** Answers that refuse the request body unread: the connection is closed after them so the next request is not stalled. */
-const BODY_REFUSED = new Set(['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'REQUEST_TIMEOUT']);
+/** Refusals of the body itself: a compressed one so refused (a bomb, an unknown coding) always closes its connection. */
+const BODY_REFUSED = new Set(['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE']);
 
 /**
- * An unread body Node may discard after the answer, keeping the connection:
- * one fully received, or one of a declared size within the standard limit.
- * Anything else (chunked, or larger) gets the connection closed instead.
+ * Whether the connection is kept after an error answer, the rest of an
+ * unread body read and dropped (REFUSED_BODY_DRAIN_BYTES): a body fully
+ * received, or one of a declared size within that bound. A stalled body, a
+ * refused compressed one, or one larger or chunked gets the connection
+ * closed instead, so the next request on it is not stalled behind bytes no
+ * one reads.
  */
-function drainable(req: IncomingMessage): boolean {
+function drainable(req: IncomingMessage, code: string): boolean {
+  if (code === 'REQUEST_TIMEOUT') return false;
+  const encoding = req.headers['content-encoding'];
+  if (BODY_REFUSED.has(code) && encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') return false;
   if (req.complete) return true;
   const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] === undefined && length !== undefined && Number(length) <= REQUEST_BODY_LIMIT_BYTES;
+  return req.headers['transfer-encoding'] === undefined && length !== undefined && Number(length) <= REFUSED_BODY_DRAIN_BYTES;
 }
 
 /**
@@ -77,7 +83,9 @@ export function requestContext(log: Logger, clientIp: (req: IncomingMessage) => 
         ctx.set('Retry-After', String(err.details['retry_after_seconds']));
       }
       if (err.code === 'SERVICE_UNAVAILABLE') setRetryAfter(ctx);
-      if (BODY_REFUSED.has(err.code) || !drainable(ctx.req)) ctx.set('Connection', 'close');
+      // A body the answer left unread: dropped as it arrives (the client still sending gets the answer), or the connection closed.
+      if (!drainable(ctx.req, err.code)) ctx.set('Connection', 'close');
+      else if (!ctx.req.complete) ctx.req.resume();
     }
   };
 }

@@ -1,38 +1,18 @@
 import { expect } from 'chai';
 import Stripe from 'stripe';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { IP_LIMITS } from '../../common/limits.js';
 import { routeTable } from '../../gateway/api/routes.js';
 import { createControlPlaneClient } from '../../gateway/control-plane-client.js';
 import { apiClient, balanceOf } from '../support/api.js';
+import { checkout, checkoutAddress, CHECKOUT_URLS } from '../support/checkout.js';
 import { getStack, type TestStack } from '../support/stack.js';
 import { createTestUser, type TestUser } from '../support/users.js';
 
 const USD = 1_000_000;
 const BALANCE_FIELDS = ['balance_credits', 'balance_microcents', 'balance_usd', 'is_enterprise', 'subscription_status', 'tier'];
 
-/**
- * Each checkout call comes from its own loopback address, so the per-address
- * limit on POST /api/v1/billing/checkout (5 a minute) never mixes tests up.
- */
-let lastOctet = 20;
-async function checkout(stack: TestStack, headers: Record<string, string>, body: unknown, address = `127.0.0.${lastOctet++}`): Promise<{ status: number; body: any }> {
-  const dispatcher = new Agent({ localAddress: address });
-  try {
-    const res = await undiciFetch(`${stack.baseUrl}/api/v1/billing/checkout`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-      dispatcher,
-    });
-    return { status: res.status, body: await res.json() };
-  } finally {
-    await dispatcher.close();
-  }
-}
-
 const bearer = (user: TestUser) => ({ Authorization: `Bearer ${user.token}` });
-const URLS = { success_url: 'https://app.example/billing/paid', cancel_url: 'https://app.example/billing' };
+const URLS = CHECKOUT_URLS;
 
 describe('billing routes: balance, usage, checkout and the payment webhook', function () {
   this.timeout(60_000);
@@ -150,7 +130,7 @@ describe('billing routes: balance, usage, checkout and the payment webhook', fun
 
     it('refuses the sixth checkout from one address within a minute with 429 RATE_LIMIT_EXCEEDED', async () => {
       const user = await createTestUser(stack);
-      const address = `127.0.0.${lastOctet++}`;
+      const address = checkoutAddress();
       const statuses = [];
       for (let i = 0; i < 6; i++) statuses.push((await checkout(stack, bearer(user), { amount_usd: 4, ...URLS }, address)).status);
       expect(statuses).to.deep.equal([400, 400, 400, 400, 400, 429]);

@@ -85,6 +85,21 @@ describe('gateway hardening', function () {
       expect(res.closed).to.equal(true);
     });
 
+    it('answers a whole body over the limit of a declared size within 16 MB with 413, reading it to its end and keeping the connection', async () => {
+      for (const path of ['/api/v1/scrape', '/api/v1/scrape/light']) {
+        const res = await rawRequest(stack.baseUrl, {
+          method: 'POST',
+          path,
+          headers: { 'content-type': 'application/json', 'x-api-key': UNISSUED_KEY },
+          body: Buffer.concat([Buffer.from('{"url":"https://example.com","pad":"'), Buffer.alloc(3 * 1024 * 1024, 0x61), Buffer.from('"}')]),
+        });
+        expect(res.status, path).to.equal(413);
+        expect(res.body.error, path).to.equal('PAYLOAD_TOO_LARGE');
+        expect(res.headers['connection'], path).to.not.equal('close');
+        expect(res.closed, path).to.equal(false);
+      }
+    });
+
     it('answers an unknown content encoding with 415 and closes the connection', async () => {
       const res = await rawRequest(stack.baseUrl, {
         method: 'POST',

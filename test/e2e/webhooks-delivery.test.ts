@@ -1,7 +1,7 @@
 import { verify } from '@octokit/webhooks-methods';
 import { expect } from 'chai';
 import { startSiteServer } from '../fixtures/site-server.js';
-import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../fixtures/webhook-receiver.js';
+import { startWebhookReceiver, type ReceivedDelivery, type ReceiverAnswer, type WebhookReceiver } from '../fixtures/webhook-receiver.js';
 import { apiClient } from '../support/api.js';
 import { getStack, type TestStack } from '../support/stack.js';
 import { createTestUser, type TestUser } from '../support/users.js';
@@ -16,7 +16,7 @@ describe('Webhook delivery: retries, states, disabling, SSRF and a killed pool (
   let stack: TestStack;
   let site: Awaited<ReturnType<typeof startSiteServer>>;
   let receiver: WebhookReceiver;
-  const answers = new Map<string, (r: ReceivedDelivery, nth: number) => { status: number; delayMs?: number; location?: string }>();
+  const answers = new Map<string, (r: ReceivedDelivery, nth: number) => ReceiverAnswer>();
 
   before(async () => {
     stack = await getStack();
@@ -143,13 +143,17 @@ describe('Webhook delivery: retries, states, disabling, SSRF and a killed pool (
 
   it('loses nothing and answers each delivery once when the webhooks pool is killed mid-delivery', async () => {
     const { user, webhook, path } = await subscribe(['job.completed'], 'kill');
-    // The first three requests are held long enough for the pool to die while waiting for them.
-    answers.set(path, (_r, nth) => ({ status: 200, delayMs: nth <= 3 ? 4_000 : 0 }));
+    // The first three requests are held until the pool that sent them has died and another has started: never
+    // answered to the sender, whatever the time the pool takes to send all three.
+    let restarted!: () => void;
+    const afterRestart = new Promise<void>((resolve) => (restarted = resolve));
+    answers.set(path, (_r, nth) => (nth <= 3 ? { status: 200, until: afterRestart } : { status: 200 }));
     const jobs = 6;
     for (let i = 0; i < jobs; i += 1) expect((await scrape(user, false)).status).to.equal(202);
     await receiver.waitFor(3, 20_000, (r) => r.path.endsWith(path));
     await stack.kill('webhooks', 'SIGKILL');
     await stack.start('webhooks');
+    restarted();
     const rows = await eventually(async () => {
       const d = await deliveriesTo(stack, webhook.url);
       return d.length === jobs && d.every((x) => x.status === 'success') ? d : undefined;

@@ -90,6 +90,30 @@ describe('limits in the control plane', () => {
       }
     });
 
+    it('has every change committed before caughtUp in the cache once it settles, without reading the row', async () => {
+      const { pool, counted } = countedPool();
+      const tiers = createAccountTiers({ pool, log });
+      try {
+        await tiers.listening;
+        const accounts = await Promise.all(Array.from({ length: 5 }, () => createTestCaller(services, 0)));
+        for (const { accountId } of accounts) expect((await tiers.tierOf(accountId)).id).to.equal('free');
+        const reads = counted.queries;
+        // Each change is asked about right after its commit and the fence: no wait for the announcement beyond it.
+        for (const [i, { accountId }] of accounts.entries()) {
+          await applyLedgerEntry(services.pool, { accountId, kind: 'deposit', amountMicrocents: (i % 2 ? 600 : 60) * USD, reference: `test-deposit:${randomUUID()}` });
+          await tiers.caughtUp();
+          expect((await tiers.tierOf(accountId)).id, `account ${i}`).to.equal(i % 2 ? 'high_volume' : 'growth');
+          await services.pool.query('UPDATE accounts SET balance_microcents = 0 WHERE id = $1', [accountId]);
+          await tiers.caughtUp();
+          expect((await tiers.tierOf(accountId)).id, `account ${i} emptied`).to.equal('free');
+        }
+        expect(counted.queries - reads, 'no reads: every tier came from an announcement').to.equal(0);
+      } finally {
+        await tiers.stop();
+        await pool.end();
+      }
+    });
+
     it("applies an enterprise account's custom limits, and ignores them without the flag", async () => {
       const { pool } = countedPool();
       const tiers = createAccountTiers({ pool, log });
