@@ -113,8 +113,9 @@ export async function bootIsolatedStack(opts: IsolatedStackOptions): Promise<Iso
 
   const baseUrl = config.publicBaseUrl;
   try {
-    await waitForHttp(`${baseUrl}/api/v1/health/ready`, 60_000);
-    await waitForWorkers(baseUrl, 30_000);
+    // Generous: on a busy machine a dozen processes loading at once take minutes, and a failed boot fails a whole run.
+    await waitForHttp(`${baseUrl}/api/v1/health/ready`, 150_000);
+    await waitForWorkers(baseUrl, 60_000);
   } catch (err) {
     process.stderr.write(output.slice(-50).join('\n') + '\n');
     await Promise.all([...processes.values()].map((p) => stopProcess(p, 5_000)));

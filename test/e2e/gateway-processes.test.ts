@@ -24,7 +24,7 @@ function gatewayProcesses(port: number): { primary: number[]; workers: number[] 
 }
 
 describe('several gateway processes on one port (TRAWL_GATEWAY_PROCESSES)', function () {
-  this.timeout(180_000);
+  this.timeout(300_000);
   let stack: IsolatedStack;
   let port: number;
   before(async () => {
