@@ -10,6 +10,7 @@ import { diffSurcharge, prepareTrackedReport, recordPageChanges, type PageChange
 import { recordCrawlEvents, type CrawlHappening } from './crawl-events.js';
 import { crawlProgress, eventTarget, pageJobId, progressData } from './crawl-progress.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
+import { plannedPages, widenAllowance } from './crawl-allowance.js';
 import { pageCharge } from './crawl-tiers.js';
 import { ACTIVE, addCounts, addToFrontier, finishPages, lockCrawl, releaseBatch, retryPages, type PageResultInput } from './crawl-store.js';
 
@@ -97,8 +98,11 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport, 
     const failed = applied.filter((p) => p.status === 'failed').length;
     const skipped = applied.length - completed - failed;
     await addCounts(client, crawl.id, { completed, failed, released: skipped + released + retried.size, usedMicrocents: used, tiers, depth });
+    // What these pages did not spend of their reservation may pay for more pages (under max_credits).
+    const planned = plannedPages(crawl.config);
+    const allowance = crawl.page_limit < planned ? await widenAllowance(client, crawl.id, planned) : null;
     if (happenings.length > 0) {
-      const progress = await crawlProgress(client, crawl);
+      const progress = await crawlProgress(client, allowance === null ? crawl : { ...crawl, page_limit: allowance });
       happenings.push({ stream: 'crawl.progress', data: progressData({ id: crawl.id, current_depth: depth }, progress, Number(crawl.used_microcents) + used) });
     }
     await recordCrawlEvents(client, eventTarget(crawl), happenings);

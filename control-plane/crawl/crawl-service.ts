@@ -26,6 +26,7 @@ import { callerOf } from '../accounts/caller.js';
 import { applyLedgerEntry, withTransaction } from '../billing/ledger.js';
 import { addMoney, ACTIVE, addToFrontier, eventSeqOf, eventsAfter, findCrawl, findCrawlById, finishedPages, insertCrawl, listCrawls, lockCrawl, reopenCrawl, type CrawlRow } from './crawl-store.js';
 import { assertResumable, changeSummary, changeTrackingRequest, pageChanges, registerChangeTracking } from './change-tracking.js';
+import { plannedPages } from './crawl-allowance.js';
 import { crawlReference, endCrawl } from './crawl-ending.js';
 import { recordCrawlEvents } from './crawl-events.js';
 import { openDelivery } from './crawl-delivery-store.js';
@@ -63,12 +64,6 @@ function inScope(url: URL, crawl: CrawlRow): boolean {
 }
 
 /** Pages a crawl plans: max_pages, or fewer when a budget without a catch-all caps it. */
-function plannedPages(config: CrawlConfig): number {
-  const budget = config.budget;
-  const capped = budget && !('*' in budget) ? Object.values(budget).reduce((a, b) => a + b, 0) : Infinity;
-  return Math.max(1, Math.min(config.max_pages, capped));
-}
-
 function notFound(crawlId: string): TrawlError {
   return new TrawlError('NOT_FOUND', `No crawl ${crawlId}`);
 }
@@ -207,7 +202,10 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
         estimatedPages: pageLimit,
         totalEnqueued: 1,
         estimatedCredits: toCredits(reserved),
-        message: `Crawl started: up to ${pageLimit} pages; ${toCredits(reserved)} credits reserved, the unused part is refunded when it ends`,
+        message:
+          pageLimit < planned
+            ? `Crawl started: ${pageLimit} pages at the dearest planned tier, and more (up to ${planned}) as pages cost less; ${toCredits(reserved)} credits reserved (max_credits), the unused part is refunded when it ends`
+            : `Crawl started: up to ${pageLimit} pages; ${toCredits(reserved)} credits reserved, the unused part is refunded when it ends`,
         balanceMicrocents: BigInt(balance),
       });
     },

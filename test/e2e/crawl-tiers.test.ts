@@ -80,6 +80,26 @@ describe('crawl tiers (end to end)', function () {
     expect(ledger).to.equal(spent);
   });
 
+  it('spends what cheaper pages left of max_credits on more pages, never taking one it could not pay at the dearest tier', async () => {
+    // 40 credits cover two pages at the browser's 20; the pages cost 1, 1, 1.5 and 10, so all four fit.
+    const { start, done, pages, spent, ledger } = await crawl({ cost_controls: { max_tier: '4', max_credits: 40 } });
+    expect(start).to.include({ estimated_pages: 2, estimated_credits: 40 });
+    expect(start.message).to.contain('up to 10');
+    expect(done.status, JSON.stringify(done).slice(0, 600)).to.equal('completed');
+    expectPagesAtTheirTiers(pages);
+    expect(done.billing.tier_breakdown).to.deep.equal({ '1': 2, '2': 1, '3': 1 });
+    expect(done.billing).to.deep.include({ credits_debited: 40, credits_used: 13.5, credits_refunded: 26.5 });
+    expect(spent).to.equal(2_700);
+    expect(ledger).to.equal(spent);
+
+    // 20 credits cover the start page at the dearest tier; what it leaves (19) does not cover another page at 20.
+    const tight = await crawl({ cost_controls: { max_tier: '4', max_credits: 20 } });
+    expect(tight.start).to.include({ estimated_pages: 1, estimated_credits: 20 });
+    expect(tight.done.completed).to.equal(1);
+    expect(tight.done.billing).to.deep.include({ credits_debited: 20, credits_used: 1, credits_refunded: 19 });
+    expect(tight.ledger).to.equal(200);
+  });
+
   it('loads every page in the browser with render_js, at the browser price and the screenshot add-on, with a screenshot when asked', async () => {
     const { start, done, pages, spent } = await crawl({ advanced: { render_js: true, screenshot: true } });
     expect(start.estimated_credits).to.equal(10 * 21);

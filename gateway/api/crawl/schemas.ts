@@ -200,7 +200,7 @@ export const CrawlStarted = z
   .object({
     crawl_id: z.uuid(),
     status: z.enum(CRAWL_STATUSES),
-    estimated_pages: z.number().int().meta({ description: 'Pages the crawl may scrape: max_pages, less when budget or max_credits cap it.' }),
+    estimated_pages: z.number().int().meta({ description: 'Pages the crawl may scrape: max_pages, less when budget or max_credits cap it. Under max_credits, the pages it covers at the dearest planned tier; pages that cost less leave room for more as the crawl goes, up to max_pages.' }),
     total_enqueued: z.number().int(),
     estimated_credits: z.number().meta({ description: 'Credits reserved now: estimated_pages at the dearest planned tier; the unused part is refunded when the crawl ends.' }),
     message: z.string(),

@@ -1,0 +1,36 @@
+import type { CrawlConfig } from '../../common/crawl-config.js';
+import type { Db } from '../jobs/job-store.js';
+
+/** The pages a crawl plans: max_pages, or fewer when every page falls under a counted budget pattern. */
+export function plannedPages(config: CrawlConfig): number {
+  const budget = config.budget;
+  const capped = budget && !('*' in budget) ? Object.values(budget).reduce((a, b) => a + b, 0) : Infinity;
+  return Math.max(1, Math.min(config.max_pages, capped));
+}
+
+/**
+ * Widens a crawl's page allowance (`page_limit`) with what its reservation
+ * has left. A crawl reserves each page at its dearest planned tier, so under
+ * max_credits it starts with fewer pages than it plans; a page that cost less
+ * (fetched at a cheaper tier, answered from the cache, failed unpaid) leaves
+ * the difference reserved. Once the money not yet spent, less the dearest
+ * price of every page still out, covers more pages than the allowance has
+ * left, the allowance grows to them, up to the planned pages: the crawl
+ * never takes a page its reservation could not pay at the dearest tier, so
+ * it never spends past max_credits. Runs under the crawl's lock, after a
+ * report's counts; answers the new allowance when it grew.
+ */
+export async function widenAllowance(db: Db, crawlId: string, planned: number): Promise<number | null> {
+  const res = await db.query<{ page_limit: number }>(
+    `WITH room AS (
+       SELECT id, claimed + floor((debited_microcents - used_microcents - refunded_microcents
+                                   - (claimed - completed - failed)::bigint * price_microcents)::numeric / price_microcents)::int AS affordable
+       FROM crawls WHERE id = $1 AND price_microcents > 0 AND page_limit < $2
+     )
+     UPDATE crawls SET page_limit = least($2, room.affordable), updated_at = now()
+     FROM room WHERE crawls.id = room.id AND room.affordable > crawls.page_limit
+     RETURNING crawls.page_limit`,
+    [crawlId, planned],
+  );
+  return res.rows[0]?.page_limit ?? null;
+}
