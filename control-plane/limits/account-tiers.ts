@@ -38,6 +38,9 @@ interface AccountRow {
   limit_dispatch_per_minute: number | null;
 }
 
+/** The longest caughtUp waits for its round trip on the listening connection. */
+const CAUGHT_UP_WAIT_MS = 2_000;
+
 /** The channel migration 1732000000008 announces every change of an account's tier inputs on, with the new values. */
 const CHANNEL = 'account_limits';
 
@@ -206,8 +209,15 @@ export function createAccountTiers(deps: { pool: pg.Pool; log: Logger; reconnect
       // about before the ReadyForQuery that ends any later query on that
       // connection: after one round trip there, every announcement committed
       // before it has been handled. Not listening, nothing is cached.
+      // Bounded: a connection that hangs delays no payment answer beyond it (the announcement still comes).
       const client = following ? listener : undefined;
-      if (client) await client.query('SELECT 1').catch(() => undefined);
+      if (!client) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        client.query('SELECT 1').catch(() => undefined),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, CAUGHT_UP_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
     },
     async stop() {
       stopped = true;
