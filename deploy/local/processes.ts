@@ -38,8 +38,10 @@ export function startRole(
   env: NodeJS.ProcessEnv,
   output: (role: Role, line: string) => void,
 ): ManagedProcess {
-  // TRAWL_NODE_ARGS passes extra Node flags to every process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for profiling.
-  const extra = (env['TRAWL_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
+  // TRAWL_NODE_ARGS passes extra Node flags to every process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" for profiling,
+  // or only to the roles TRAWL_NODE_ARGS_ROLES names (comma-separated, e.g. "gateway,control-plane").
+  const only = (env['TRAWL_NODE_ARGS_ROLES'] ?? '').split(',').map((r) => r.trim()).filter(Boolean);
+  const extra = only.length === 0 || only.includes(role) ? (env['TRAWL_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean) : [];
   const child = spawn(process.execPath, [...extra, ...entryPoint(role, env)], {
     cwd: ROOT,
     env,
