@@ -107,8 +107,22 @@ const CONTENT_WORDS =
 const FURNITURE_ROLES = /^(?:navigation|banner|contentinfo|complementary|search|dialog|alertdialog|menu|menubar|toolbar|tablist|alert)$/;
 
 const CLASS_WORD_LISTS = [JUNK_WORDS, DISCUSSION_WORDS, RELATED_WORDS, CAPTION_WORDS, AUTHOR_WORDS, LIKELY_JUNK_WORDS, CONTENT_WORDS];
-/** Every list at once: most class names (`row`, `col-md-6`) hold none of the words, and one test tells. */
-const ANY_CLASS_WORD = new RegExp(CLASS_WORD_LISTS.map((words) => `(?:${words.source})`).join('|'));
+const WORD_START = '(?:^|[^a-z0-9])';
+const WORD_END = '(?:$|[^a-z0-9])';
+
+/** The alternation of words inside a list's boundaries. */
+function wordsOf(list: RegExp): string {
+  const source = list.source;
+  if (!source.startsWith(WORD_START) || !source.endsWith(WORD_END)) throw new Error(`class word list without word boundaries: ${source}`);
+  return source.slice(WORD_START.length, source.length - WORD_END.length);
+}
+
+/**
+ * Every list at once: most class names (`row`, `col-md-6`) hold none of the
+ * words, and one test tells. One pair of boundaries around all the words, so
+ * a position in the name is tried once rather than once per list.
+ */
+const ANY_CLASS_WORD = new RegExp(`${WORD_START}(?:${CLASS_WORD_LISTS.map(wordsOf).join('|')})${WORD_END}`);
 
 // Global copies, so the last match in a name is found in one scan whatever the name's length.
 const CONTENT_WORDS_ALL = new RegExp(CONTENT_WORDS.source, 'g');
@@ -169,7 +183,9 @@ function writtenHints(written: string, names: Map<string, number> | undefined): 
 /** The words of one class name or id. */
 function nameHints(name: string): number {
   // camelCase names split like kebab-case ones: `articleMeta` reads as `article-meta`.
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+  const lower = name.toLowerCase();
+  // Most names are lower case already, and the split is only needed for one that is not.
+  const words = lower === name ? name : name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
   return ANY_CLASS_WORD.test(words) ? classWords(words) : 0;
 }
 
@@ -195,18 +211,31 @@ function classWords(names: string): number {
  */
 export function classifyAttributes(attribs: Record<string, string>, names?: Map<string, number>): number {
   let hints = 0;
-  const cls = attribs.class;
-  if (cls !== undefined) hints = writtenHints(cls, names);
-  const id = attribs.id;
-  if (id !== undefined) hints |= writtenHints(id, names);
-  const itemprop = attribs.itemprop;
-  if (itemprop !== undefined && /articlebody|text|reviewbody|description/i.test(itemprop)) hints |= itemprop.toLowerCase().includes('articlebody') ? ARTICLE_BODY : CONTENT;
-  const role = attribs.role;
-  if (role !== undefined) {
-    const r = role.toLowerCase();
-    if (r === 'main') hints |= ROLE_MAIN;
-    else if (FURNITURE_ROLES.test(r)) hints |= ROLE_FURNITURE;
+  // One pass over the element's own attributes (one or two on most elements) rather than a lookup per name read:
+  // attribute objects come in as many shapes as the page has attribute sets, and each lookup of a name it lacks is slow.
+  for (const name in attribs) {
+    const value = attribs[name]!;
+    switch (name) {
+      case 'class':
+        hints |= writtenHints(value, names);
+        break;
+      case 'id':
+        // Ids are unique on a page, so they are read without the cache: storing them would only grow it.
+        hints |= writtenHints(value, undefined);
+        break;
+      case 'itemprop':
+        if (/articlebody|text|reviewbody|description/i.test(value)) hints |= value.toLowerCase().includes('articlebody') ? ARTICLE_BODY : CONTENT;
+        break;
+      case 'role': {
+        const r = value.toLowerCase();
+        if (r === 'main') hints |= ROLE_MAIN;
+        else if (FURNITURE_ROLES.test(r)) hints |= ROLE_FURNITURE;
+        break;
+      }
+      case 'aria-hidden':
+        if (value === 'true') hints |= ARIA_HIDDEN;
+        break;
+    }
   }
-  if (attribs['aria-hidden'] === 'true') hints |= ARIA_HIDDEN;
   return hints;
 }

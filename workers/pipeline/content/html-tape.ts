@@ -54,10 +54,16 @@ export interface HeadInfo {
 
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
+/** Read in one pass over the element's own attributes, as `classifyAttributes` does. */
 function isHidden(attribs: Record<string, string>): boolean {
-  if (attribs.hidden !== undefined) return true;
-  const style = attribs.style;
-  return style !== undefined && style.length > 8 && HIDDEN_STYLE.test(style);
+  for (const name in attribs) {
+    if (name === 'hidden') return true;
+    if (name === 'style') {
+      const style = attribs[name]!;
+      if (style.length > 8 && HIDDEN_STYLE.test(style)) return true;
+    }
+  }
+  return false;
 }
 
 /**

@@ -372,7 +372,8 @@ function isJunk(id: number, tape: Tape, total: number, insideContainer: boolean,
   const p = tape.parent[id]!;
   const caption = tape.tag[id] === 'figcaption' || h & CAPTION || (p >= 0 && tape.tag[p] === 'figure');
   if (caption && !holdsImage) return prose ? KEEP : CAPTION_JUNK;
-  if (h & AUTHOR && c < MAX_AUTHOR_BOX_CHARS && c < total * 0.3) return FURNITURE_JUNK;
+  // `address` is, by its definition in HTML, the contact details of the article's or the page's author.
+  if ((h & AUTHOR || tape.tag[id] === 'address') && c < MAX_AUTHOR_BOX_CHARS && c < total * 0.3) return FURNITURE_JUNK;
   if (h & JUNK && !(h & (CONTENT | ROLE_MAIN))) return prose ? KEEP : FURNITURE_JUNK;
   if (h & RELATED && !(h & (CONTENT | ROLE_MAIN))) return prose ? KEEP : NAMED_JUNK;
   // Tables and code are content whatever a weak class word says about them (`table-header`, `code-meta`).

@@ -73,6 +73,12 @@ interface TableState {
 }
 
 const SPACE_RUN = /[ \t\n\r\f]+/g;
+/**
+ * The runs `SPACE_RUN` would change: more than one character, or one that is
+ * not a plain space. Prose has a single space between most words, and leaving
+ * those alone spares building a new string for most text events.
+ */
+const SPACE_TO_COLLAPSE = / [ \t\n\r\f]+|[\t\n\r\f][ \t\n\r\f]*/g;
 const BLANK = /^[ \t\n\r\f]*$/;
 const NOT_BLANK = /[^ \t\n\r\f]/;
 
@@ -273,7 +279,7 @@ class BlockEmitter implements TapeVisitor {
       if (last !== 32 && last !== 10 && raw.length > 0) this.buf += ' ';
       return;
     }
-    let text = raw.replace(SPACE_RUN, ' ');
+    let text = raw.replace(SPACE_TO_COLLAPSE, ' ');
     const atLineStart = last === 10 || this.inlineStartsLine();
     if (text.charCodeAt(0) === 32 && (last === 32 || last === 10)) text = text.slice(1);
     if (text.length === 0) return;

@@ -132,6 +132,16 @@ describe('main content', () => {
     for (const furniture of ['Jane Roe', 'Was this article useful', 'More on this topic', 'Storm warning']) expect(text, furniture).to.not.include(furniture);
   });
 
+  it("drops the author's address block from the article, but keeps an address that is most of the page", () => {
+    const address = '<address>Written by Jane Roe, River Desk, jane.roe@example.com, +44 20 7946 0000</address>';
+    const html = `<html><body><article><h1>River floods the lower town</h1>${paragraphs()}${address}</article></body></html>`;
+    const text = convertHtml(html, { url: URL }).text;
+    for (const paragraph of ARTICLE_PARAGRAPHS) expect(text).to.include(paragraph);
+    expect(text).to.not.include('jane.roe@example.com');
+    const contact = '<html><body><main><h1>Contact</h1><address>River Gazette, 12 Quay Street, Lowtown LT1 2AB. Newsroom: +44 20 7946 0000, news@example.com</address></main></body></html>';
+    expect(convertHtml(contact, { url: URL }).text).to.include('12 Quay Street');
+  });
+
   it('keeps a heading that has content under it, and a long heading used as prose', () => {
     const prose = 'And then the water came back, higher than anyone in the town remembered it.';
     const html = `<html><body><article><h2>What happened</h2>${paragraphs()}<h2>${prose}</h2></article></body></html>`;
