@@ -123,12 +123,8 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
       router.service(ApiKeyService, createKeyService({ pool, clickhouse, masterKeyHex: config.masterKeyHex, limits: keyLimits, changes: keyChanges }));
       router.service(AccountService, createAccountService({ pool, sessionTokens, welcomeBonus: config.welcomeBonus }));
       router.service(OAuthService, createOAuthService({ pool, masterKeyHex: config.masterKeyHex, redirects, keyRevoked: (keyId) => keyChanges.announce(keyId) }));
-      router.service(BillingService, createBillingService({
-          pool,
-          paymentProvider: createPaymentProvider(config.payment),
-          paymentWebhookSecret: config.payment.webhookSecret,
-          tiersCaughtUp: limits.tiersCaughtUp,
-        }));
+      const payments = { paymentProvider: createPaymentProvider(config.payment), paymentWebhookSecret: config.payment.webhookSecret };
+      router.service(BillingService, createBillingService({ pool, ...payments, tiersCaughtUp: limits.tiersCaughtUp }));
     },
     authenticator,
     sessions: createSessionAuthenticator(pool, sessionTokens),

@@ -1,4 +1,5 @@
 import type { CrawlConfig } from '../../common/crawl-config.js';
+import { toMicrocents } from '../../common/pricing.js';
 import type { Db } from '../jobs/job-store.js';
 
 /** The pages a crawl plans: max_pages, or fewer when every page falls under a counted budget pattern. */
@@ -33,4 +34,21 @@ export async function widenAllowance(db: Db, crawlId: string, planned: number): 
     [crawlId, planned],
   );
   return res.rows[0]?.page_limit ?? null;
+}
+
+/**
+ * The pages a resumed round reserves: the allowance left after the completed
+ * pages. Under max_credits, the pages still planned as far as max_credits
+ * covers them at the dearest tier (the allowance set to match), so that this
+ * round, too, takes more as its pages cost less.
+ */
+export async function resumedAllowance(db: Db, crawl: { id: string; page_limit: number; completed: number; price_microcents: number; config: CrawlConfig }): Promise<number> {
+  const maxCredits = crawl.config.cost_controls?.max_credits;
+  if (maxCredits === undefined || crawl.price_microcents <= 0) return Math.max(0, crawl.page_limit - crawl.completed);
+  const covered = Math.floor(toMicrocents(maxCredits) / crawl.price_microcents);
+  const pages = Math.max(0, Math.min(Math.max(crawl.page_limit, plannedPages(crawl.config)) - crawl.completed, covered));
+  if (crawl.completed + pages !== crawl.page_limit) {
+    await db.query('UPDATE crawls SET page_limit = $2, updated_at = now() WHERE id = $1', [crawl.id, crawl.completed + pages]);
+  }
+  return pages;
 }

@@ -26,7 +26,7 @@ import { callerOf } from '../accounts/caller.js';
 import { applyLedgerEntry, withTransaction } from '../billing/ledger.js';
 import { addMoney, ACTIVE, addToFrontier, eventSeqOf, eventsAfter, findCrawl, findCrawlById, finishedPages, insertCrawl, listCrawls, lockCrawl, reopenCrawl, type CrawlRow } from './crawl-store.js';
 import { assertResumable, changeSummary, changeTrackingRequest, pageChanges, registerChangeTracking } from './change-tracking.js';
-import { plannedPages } from './crawl-allowance.js';
+import { plannedPages, resumedAllowance } from './crawl-allowance.js';
 import { crawlReference, endCrawl } from './crawl-ending.js';
 import { recordCrawlEvents } from './crawl-events.js';
 import { openDelivery } from './crawl-delivery-store.js';
@@ -63,7 +63,6 @@ function inScope(url: URL, crawl: CrawlRow): boolean {
   return host === crawl.domain || (crawl.config.include_subdomains && host.endsWith(`.${crawl.domain}`));
 }
 
-/** Pages a crawl plans: max_pages, or fewer when a budget without a catch-all caps it. */
 function notFound(crawlId: string): TrawlError {
   return new TrawlError('NOT_FOUND', `No crawl ${crawlId}`);
 }
@@ -290,8 +289,8 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
         const fresh = await addToFrontier(client, row.id, added.map((url) => ({ url, depth: 0, score: 1, source: 'link', budgetKey: match(url) })));
         if (requeued + fresh === 0) throw new TrawlError('CONFLICT', 'Nothing to resume: no failed or cancelled pages, and no new URLs', { status: row.status });
         const reopened = (await findCrawlById(client, row.id))!;
-        // Only the work still to do is reserved: the allowance left after the completed pages.
-        const microcents = Math.max(0, reopened.page_limit - reopened.completed) * reopened.price_microcents;
+        // Only the work still to do is reserved: the allowance left after the completed pages, within max_credits.
+        const microcents = (await resumedAllowance(client, reopened)) * reopened.price_microcents;
         await reserve(client, row, reopened.round, microcents);
         await addMoney(client, row.id, 'debited_microcents', microcents);
         return { requeued, fresh, microcents };

@@ -284,6 +284,42 @@ describe('crawl options, states and the event stream (end to end)', function () 
     }
   });
 
+  it('under max_credits takes more pages as they cost less than reserved, and a resumed round reserves no more than max_credits', async () => {
+    const site = await startSiteServer({ routes: wideSite(400) });
+    try {
+      const before = await balanceOf(stack.pool, account.accountId);
+      // 40 credits cover two pages at the browser's 20; every page here is plain HTML and costs 1 at tier 1.
+      const body = { url: `${site.url}/`, sitemap: 'skip', max_pages: 12, cost_controls: { max_tier: '4', max_credits: 40 } };
+      const start = await api().post('/api/v1/crawl', body);
+      expect(start.status, JSON.stringify(start.body)).to.equal(202);
+      expect(start.body).to.include({ estimated_pages: 2, estimated_credits: 40 });
+      const id = start.body.crawl_id;
+      for (;;) {
+        const s = (await api().get(`/api/v1/crawl/${id}`)).body;
+        if (s.status !== 'scraping' && s.status !== 'discovering') break;
+        if (s.completed >= 4 && s.in_progress > 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // Pages go one at a time (what is left of 40 credits covers one more page at 20), 400 ms each: still running.
+      const cancelled = await api().call('DELETE', `/api/v1/crawl/${id}`);
+      expect(cancelled.status, JSON.stringify(cancelled.body)).to.equal(200);
+      const state = (await api().get(`/api/v1/crawl/${id}`)).body;
+      // More pages than the first reservation's two were taken, each paid at its tier.
+      expect(state.completed).to.be.at.least(3);
+      expect(state.billing).to.deep.include({ credits_debited: 40, credits_used: state.completed, credits_refunded: 40 - state.completed });
+      // The resumed round reserves the pages still planned as far as max_credits covers them: two at 20.
+      const resumed = await api().post(`/api/v1/crawl/${id}/resume`, {});
+      expect(resumed.status, JSON.stringify(resumed.body)).to.equal(200);
+      expect(resumed.body.credits_debited).to.equal(40);
+      const done = await waitForCrawl(api(), id, 60_000);
+      expect(done).to.include({ status: 'completed', completed: 12 });
+      expect(done.billing.tier_breakdown).to.deep.equal({ '1': 12 });
+      expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 12 * 200);
+    } finally {
+      await site.close();
+    }
+  });
+
   it('lists crawls with filters, sort and order', async () => {
     const all = (await api().get('/api/v1/crawl?limit=100')).body;
     expect(all.total).to.be.greaterThan(3);
