@@ -9,6 +9,12 @@ export function plannedPages(config: CrawlConfig): number {
   return Math.max(1, Math.min(config.max_pages, capped));
 }
 
+/** The pages max_credits covers at `price` a page (the dearest planned tier); without max_credits or a price, no bound. */
+export function pagesCovered(config: CrawlConfig, price: number): number {
+  const maxCredits = config.cost_controls?.max_credits;
+  return maxCredits === undefined || price <= 0 ? Infinity : Math.floor(toMicrocents(maxCredits) / price);
+}
+
 /**
  * Widens a crawl's page allowance (`page_limit`) with what its reservation
  * has left. A crawl reserves each page at its dearest planned tier, so under
@@ -43,9 +49,8 @@ export async function widenAllowance(db: Db, crawlId: string, planned: number): 
  * round, too, takes more as its pages cost less.
  */
 export async function resumedAllowance(db: Db, crawl: { id: string; page_limit: number; completed: number; price_microcents: number; config: CrawlConfig }): Promise<number> {
-  const maxCredits = crawl.config.cost_controls?.max_credits;
-  if (maxCredits === undefined || crawl.price_microcents <= 0) return Math.max(0, crawl.page_limit - crawl.completed);
-  const covered = Math.floor(toMicrocents(maxCredits) / crawl.price_microcents);
+  const covered = pagesCovered(crawl.config, crawl.price_microcents);
+  if (covered === Infinity) return Math.max(0, crawl.page_limit - crawl.completed);
   const pages = Math.max(0, Math.min(Math.max(crawl.page_limit, plannedPages(crawl.config)) - crawl.completed, covered));
   if (crawl.completed + pages !== crawl.page_limit) {
     await db.query('UPDATE crawls SET page_limit = $2, updated_at = now() WHERE id = $1', [crawl.id, crawl.completed + pages]);

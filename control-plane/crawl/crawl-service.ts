@@ -7,7 +7,7 @@ import { budgetMatcher, CRAWL_LIMITS, type CrawlConfig } from '../../common/craw
 import { TrawlError } from '../../common/errors.js';
 import { isUuid } from '../../common/ids.js';
 import type { PremiumProxy } from '../../common/proxy-url.js';
-import { toCredits, toMicrocents, toUsd } from '../../common/pricing.js';
+import { toCredits, toUsd } from '../../common/pricing.js';
 import { normalizeUrl } from '../../common/url-normalizer.js';
 import {
   BudgetStatusSchema,
@@ -26,7 +26,7 @@ import { callerOf } from '../accounts/caller.js';
 import { applyLedgerEntry, withTransaction } from '../billing/ledger.js';
 import { addMoney, ACTIVE, addToFrontier, eventSeqOf, eventsAfter, findCrawl, findCrawlById, finishedPages, insertCrawl, listCrawls, lockCrawl, reopenCrawl, type CrawlRow } from './crawl-store.js';
 import { assertResumable, changeSummary, changeTrackingRequest, pageChanges, registerChangeTracking } from './change-tracking.js';
-import { plannedPages, resumedAllowance } from './crawl-allowance.js';
+import { pagesCovered, plannedPages, resumedAllowance } from './crawl-allowance.js';
 import { crawlReference, endCrawl } from './crawl-ending.js';
 import { recordCrawlEvents } from './crawl-events.js';
 import { openDelivery } from './crawl-delivery-store.js';
@@ -152,18 +152,15 @@ export function createCrawlService(deps: CrawlServiceDeps): ServiceImpl<typeof C
       // A page reserves its dearest planned tier with the add-ons and the change_tracking diff surcharge, so reservations, max_credits and estimates count them all.
       const price = free ? 0 : plan.reserveMicrocents + (tracking?.surchargeMicrocents ?? 0);
       const planned = plannedPages(config);
-      let pageLimit = planned;
-      const maxCredits = config.cost_controls?.max_credits;
-      if (maxCredits !== undefined && price > 0) {
-        const affordable = Math.floor(toMicrocents(maxCredits) / price);
-        if (affordable < 1) {
-          throw new TrawlError('EXCEEDS_COST_LIMIT', `One page reserves ${toCredits(price)} credits, more than max_credits ${maxCredits}`, {
-            max_credits: maxCredits,
-            estimated_credits: toCredits(price),
-          });
-        }
-        pageLimit = Math.min(pageLimit, affordable);
+      const affordable = pagesCovered(config, price);
+      if (affordable < 1) {
+        const maxCredits = config.cost_controls?.max_credits;
+        throw new TrawlError('EXCEEDS_COST_LIMIT', `One page reserves ${toCredits(price)} credits, more than max_credits ${maxCredits}`, {
+          max_credits: maxCredits,
+          estimated_credits: toCredits(price),
+        });
       }
+      const pageLimit = Math.min(planned, affordable);
       const reserved = pageLimit * price;
       const id = randomUUID();
       const url = new URL(start);
