@@ -81,13 +81,22 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
       if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) latest = r;
     });
     const waitUntil = (WAIT_UNTIL.has(options?.waitUntil ?? '') ? options!.waitUntil : 'load') as WaitUntil;
+    const humanize = deps.profile.humanize;
     let response: Response | null;
     try {
-      response = await page.goto(req.url, { waitUntil, timeout: Math.max(1, deadlineMs - Date.now()) });
+      // A profile that moves like a person moves while the page loads, as a person would: its navigation is
+      // awaited only to the committed document, and the gestures run alongside the wait for wait_until.
+      response = await page.goto(req.url, { waitUntil: humanize ? 'commit' : waitUntil, timeout: Math.max(1, deadlineMs - Date.now()) });
+      if (humanize) {
+        const [, loading] = await Promise.all([
+          humanize(page).catch(() => undefined),
+          page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) }).then(() => null, (err: unknown) => err ?? new Error('load failed')),
+        ]);
+        if (loading) throw loading;
+      }
     } catch (err) {
       return fail(await navigationFailure(err, failedNavigations.at(-1) ?? req.url, refusedNavigation, deps.guard));
     }
-    await deps.profile.humanize?.(page);
     // A navigation the page started by itself (a challenge's reload) is followed to its end.
     await page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) }).catch(() => undefined);
     const stopped = await deps.beforeRead?.(page, { deadlineMs, signal: req.signal });
