@@ -2,9 +2,10 @@
  * The browser tier through the whole stack (gateway, control plane, NATS,
  * the browser pool, pipeline, Redis, Postgres billing) against a bare
  * Playwright loop (one Chromium, a fresh context per page, the same
- * concurrency) on the same locally served multi-page site, in the same run.
+ * concurrency) on the same locally served multi-page site, in the same run:
+ * rounds of both, the order swapped every round, then the range of the ratios.
  *
- *   npm run bench:browser-throughput [-- --pages 60 --concurrency 4]
+ *   npm run bench:browser-throughput [-- --pages 60 --concurrency 4 --rounds 3]
  *
  * TRAWL_BENCH_STACK and TRAWL_BENCH_REDIS_DB name the stack's resources (default bench, 8).
  */
@@ -19,8 +20,10 @@ const { values } = parseArgs({
   options: {
     pages: { type: 'string', default: '60' },
     concurrency: { type: 'string', default: '4' },
+    rounds: { type: 'string', default: '3' },
   },
 });
+const rounds = Number(values.rounds);
 const pages = Number(values.pages);
 const concurrency = Number(values.concurrency);
 const chromiumPath = process.env.TRAWL_CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -91,14 +94,23 @@ try {
   // Warm-up: the browsers, connections, JIT, the pipeline threads.
   await run(concurrency * 2, viaStack);
   await run(concurrency * 2, bare);
-  const stackRun = await run(pages, viaStack);
-  const bareRun = await run(pages, bare);
   const fmt = (n: number) => n.toFixed(2).padStart(8);
-  process.stdout.write(`\n${pages} JavaScript-rendered pages, concurrency ${concurrency}\n\n`);
-  process.stdout.write(`${'client'.padEnd(34)} ${'pages/s'.padStart(8)} errors\n`);
-  process.stdout.write(`${'trawl tier 4 (whole stack)'.padEnd(34)} ${fmt(stackRun.pagesPerSecond)} ${stackRun.errors}\n`);
-  process.stdout.write(`${'bare Playwright loop'.padEnd(34)} ${fmt(bareRun.pagesPerSecond)} ${bareRun.errors}\n`);
-  process.stdout.write(`${'ratio (trawl / bare)'.padEnd(34)} ${fmt(stackRun.pagesPerSecond / bareRun.pagesPerSecond)}x\n`);
+  process.stdout.write(`\n${pages} JavaScript-rendered pages, concurrency ${concurrency}, ${rounds} rounds\n`);
+  const ways = [
+    ['trawl tier 4 (whole stack)', viaStack],
+    ['bare Playwright loop', bare],
+  ] as const;
+  const ratios: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const results = new Map<string, { pagesPerSecond: number; errors: number }>();
+    for (const [name, once] of round % 2 === 1 ? ways : [ways[1], ways[0]]) results.set(name, await run(pages, once));
+    ratios.push(results.get(ways[0][0])!.pagesPerSecond / results.get(ways[1][0])!.pagesPerSecond);
+    process.stdout.write(`\nround ${round}\n${'client'.padEnd(34)} ${'pages/s'.padStart(8)} errors\n`);
+    for (const [name] of ways) process.stdout.write(`${name.padEnd(34)} ${fmt(results.get(name)!.pagesPerSecond)} ${results.get(name)!.errors}\n`);
+    process.stdout.write(`${'ratio (trawl / bare)'.padEnd(34)} ${fmt(ratios.at(-1)!)}x\n`);
+  }
+  const sorted = [...ratios].sort((x, y) => x - y);
+  process.stdout.write(`\nover ${rounds} rounds: trawl is ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}x the bare loop's pages/s (median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}x; goal 0.95x)\n`);
 } finally {
   await browser.close();
   await stack.stop();
