@@ -3,6 +3,7 @@ import type { Selection } from './tape-walk.js';
 import { ARIA_HIDDEN, ARTICLE_BODY, AUTHOR, CAPTION, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
 import { dropBoilerplateLines } from './boilerplate-lines.js';
 import { dropTeaserCards } from './teaser-cards.js';
+import { describedLead } from './description-lead.js';
 import { BLOCK, CONTAINER, CONTROL, FALLBACK, FURNITURE, HEADING, PARAGRAPH } from './tag-kinds.js';
 
 /** The whole page, less what is never content (scripts, hidden elements and form controls are already out). */
@@ -85,7 +86,8 @@ function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
       if (!dead[sibling] && keepSibling(tape, sibling, score, bestScore)) kept[sibling] = 1;
     }
   }
-  const lead = leadBefore(tape, root, leadBlockers(tape, hardDead));
+  const described = describedLead(tape, root);
+  const lead = described >= 0 ? described : leadBefore(tape, root, leadBlockers(tape, hardDead));
   if (lead >= 0) {
     kept[lead] = 1;
     const aboveRoot = new Set<number>();

@@ -159,6 +159,24 @@ describe('main content', () => {
     expect(text).to.not.include('Elsewhere');
   });
 
+  it('joins the paragraph before the article that is the summary of the page description, even in the site header', () => {
+    const summary = 'Three shelters opened overnight as the river rose by two metres and flooded the lower town.';
+    const other = 'News Example brings you the stories of the valley every day since 1921, in print and online.';
+    const page = (description: string): string =>
+      `<html><head><meta name="description" content="${description}"></head><body>` +
+      `<header><h1>River floods the lower town</h1><p>${summary}</p><p>${other}</p></header>` +
+      `<div class="body">${paragraphs()}</div></body></html>`;
+    const { text, markdown } = convertHtml(page(summary), { url: URL });
+    for (const output of [text, markdown]) {
+      expectArticleWithout(output, [other]);
+      expect(output).to.include(summary);
+      expect(output.indexOf(summary)).to.be.below(output.indexOf(ARTICLE_PARAGRAPHS[0]!));
+    }
+    // A description cut short with an ellipsis still names its paragraph; one the page does not show names none.
+    expect(convertHtml(page(`${summary.slice(0, 80)}...`), { url: URL }).text).to.include(summary);
+    expectArticleWithout(convertHtml(page('A summary of the report that stands nowhere on the page, only in its head.'), { url: URL }).text, [summary, other]);
+  });
+
   it('reads a compound class name by its last word, and does not let a short named block win', () => {
     // `entry__meta` and `articleMeta` are parts of an article, not the article; a 40-character `article-text` is no article either.
     const html = `<html><body><div class="entry"><div class="entry__meta">Updated 2 May</div><div class="articleMeta">By the news desk</div><div class="article-text">Photo gallery: the town at night</div><div class="copy">${paragraphs()}</div></div></body></html>`;
