@@ -211,6 +211,17 @@ describe('main content', () => {
     }
   });
 
+  it('cuts a line that is nothing but a date, but keeps dates in list items, table cells and sentences', () => {
+    const dates = ['12.05.2022, 08:30 Uhr', 'Mon, May 4th, 2022', '4 de mayo de 2022', '2022-05-04'];
+    const list = '<ul><li>03.06.2022</li><li>Opening of the new barrier</li></ul>';
+    const table = '<table><tr><td>Level</td><td>4.2 m</td></tr><tr><td>Measured</td><td>04.05.2022</td></tr></table>';
+    const sentence = '<p>On 4 May 2022 the gauge at the bridge read 4.2 m.</p>';
+    const html = `<html><body><article><h1>River floods the lower town</h1>${dates.map((d) => `<div>${d}</div>`).join('')}${paragraphs()}${list}${table}${sentence}</article></body></html>`;
+    const text = convertHtml(html, { url: URL }).text;
+    expectArticleWithout(text, dates);
+    for (const kept of ['03.06.2022', '04.05.2022', 'On 4 May 2022 the gauge']) expect(text).to.include(kept);
+  });
+
   it('cuts a prompt line out of a longer block by its elements, and an offer with its small box', () => {
     const back = '<a href="/press">back to the list</a>';
     const offer = '<div class="box-3"><h4>Stay informed</h4><p>Every Friday, the week on the river in five minutes.</p><p><strong>Sign up for our newsletter</strong></p></div>';
