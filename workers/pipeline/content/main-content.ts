@@ -3,7 +3,7 @@ import type { Selection } from './tape-walk.js';
 import { ARIA_HIDDEN, ARTICLE_BODY, AUTHOR, CAPTION, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
 import { dropBoilerplateLines } from './boilerplate-lines.js';
 import { dropTeaserCards } from './teaser-cards.js';
-import { describedLead } from './description-lead.js';
+import { describedBlock, keepInside } from './description-lead.js';
 import { BLOCK, CONTAINER, CONTROL, FALLBACK, FURNITURE, HEADING, PARAGRAPH } from './tag-kinds.js';
 
 /** The whole page, less what is never content (scripts, hidden elements and form controls are already out). */
@@ -86,8 +86,9 @@ function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
       if (!dead[sibling] && keepSibling(tape, sibling, score, bestScore)) kept[sibling] = 1;
     }
   }
-  const described = describedLead(tape, root);
-  const lead = described >= 0 ? described : leadBefore(tape, root, leadBlockers(tape, hardDead));
+  const described = describedBlock(tape, root);
+  const inside = described > root;
+  const lead = described >= 0 && !inside ? described : leadBefore(tape, root, leadBlockers(tape, hardDead));
   if (lead >= 0) {
     kept[lead] = 1;
     const aboveRoot = new Set<number>();
@@ -115,6 +116,7 @@ function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
   }
   dropTeaserCards(tape, root, removed);
   dropBoilerplateLines(tape, root, removed, caption);
+  if (inside) keepInside(tape, root, described, removed);
   dropEmptySections(tape, root, removed);
   return { root, removed, captionAlt: captionAlts(tape, root, removed, caption) };
 }

@@ -177,6 +177,17 @@ describe('main content', () => {
     expectArticleWithout(convertHtml(page('A summary of the report that stands nowhere on the page, only in its head.'), { url: URL }).text, [summary, other]);
   });
 
+  it('keeps the paragraph inside the article that is the page description, but not what else its cut box holds', () => {
+    const summary = 'Three shelters opened overnight as the river rose by two metres and flooded the lower town.';
+    const box = `<div class="teaser-box"><p>${summary}</p><p><a href="/2023/barrier">How the barrier was built</a></p></div>`;
+    const html = `<html><head><meta property="og:description" content="${summary}"></head><body><article><h1>River floods the lower town</h1>${box}${paragraphs()}</article></body></html>`;
+    const { text, markdown } = convertHtml(html, { url: URL });
+    for (const output of [text, markdown]) {
+      expectArticleWithout(output, ['How the barrier was built']);
+      expect(output).to.include(summary);
+    }
+  });
+
   it('reads a compound class name by its last word, and does not let a short named block win', () => {
     // `entry__meta` and `articleMeta` are parts of an article, not the article; a 40-character `article-text` is no article either.
     const html = `<html><body><div class="entry"><div class="entry__meta">Updated 2 May</div><div class="articleMeta">By the news desk</div><div class="article-text">Photo gallery: the town at night</div><div class="copy">${paragraphs()}</div></div></body></html>`;
