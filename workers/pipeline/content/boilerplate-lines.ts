@@ -108,7 +108,7 @@ const CREDIT_TAIL = /(?:©|\(c\)|\b(?:foto|fotos|photo|photos|bild|bildquelle|cr
 const DATELINE =
   /^(?:ver[öo]ffentlicht(?: am)?|ver[öo]ffentlichung|erschienen(?: am)?|aktualisiert(?: am)?|zuletzt (?:aktualisiert|ge[äa]ndert)|published(?: on)?|posted(?: on)?|last updated|updated(?: on)?|publi[ée](?: le)?|mis [àa] jour(?: le)?|publicado(?: el)?|actualizado(?: el)?|pubblicato(?: il)?|gepubliceerd(?: op)?)\s*[:：]?\s*[^.!?]{0,40}\d[^!?]{0,30}$/;
 const MONTH =
-  '(?:jan(?:uary|uar|vier)?|feb(?:ruary|ruar|rero|braio)?|f[ée]v(?:rier)?|m[aä]r(?:ch|z|s)?|mrt|maart|apr(?:il|ile)?|avr(?:il)?|abr(?:il)?|ma[iyj]|mayo|maggio|mei|jun[ei]?|juin|giugno|jul[iy]?|juil(?:let)?|luglio|aug(?:ust|ustus)?|ao[uû]t|agosto|sep(?:t|tember|tembre|tiembre)?|settembre|o[ck]t(?:ober|obre|ubre)?|nov(?:ember|embre)?|de[cz](?:ember|embre)?|dic(?:iembre|embre)?|d[ée]c(?:embre)?|ene(?:ro)?|gennaio|marzo|aprile|luglio|ottobre)\\.?';
+  '(?:jan(?:uary|uar|vier)?|feb(?:ruary|ruar|rero|braio)?|f[ée]v(?:rier)?|m[aä]r(?:ch|z|s)?|mrt|maart|apr(?:il|ile)?|avr(?:il)?|abr(?:il)?|ma[iyj]|mayo|maggio|mei|jun[ei]?|juin|giugno|jul[iy]?|juil(?:let)?|luglio|aug(?:ust|ustus)?|ao[uû]t|agosto|sep(?:t|tember|tembre|tiembre)?|settembre|o[ck]t(?:ober|obre|ubre)?|nov(?:ember|embre)?|de[cz](?:ember|embre)?|dic(?:iembre|embre)?|d[ée]c(?:embre)?|ene(?:ro)?|gennaio|marzo|aprile|ottobre)\\.?';
 const WEEKDAY =
   '(?:mon|tue|wed|thu|fri|sat|sun|mo|di|mi|do|fr|sa|so|lun|mar|mer|mié|jeu|jue|ven|vie|sáb|sab|dom|ma|wo|vr|za|zo)[a-zäéèíóú]*\\.?,?';
 /** A line that is nothing but a date, perhaps with its weekday and time: "12.05.2022, 08:30 Uhr", "Mon, May 4th 2022". */

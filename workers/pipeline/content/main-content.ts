@@ -38,8 +38,9 @@ const LEAF_PARAGRAPHS = new Set(['p', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
  *    only as far as they hold text;
  * 3. the best candidate, promoted to an ancestor when the content is split
  *    over several strong blocks, widened to its parent when its siblings are
- *    prose too, joined with a lead paragraph set apart just before it, and
- *    pruned of furniture, side forms and link-heavy blocks;
+ *    prose too, joined with a lead paragraph set apart just before it (the
+ *    one whose text is the page's description first), and pruned of
+ *    furniture, side forms and link-heavy blocks;
  * 4. one replay of what is kept, dropping headings left with an empty section.
  *
  * See docs/decisions/0007-main-content-signals.md for why each signal is there.
