@@ -107,10 +107,18 @@ const CREDIT_TAIL = /(?:©|\(c\)|\b(?:foto|fotos|photo|photos|bild|bildquelle|cr
 /** "Published on 4 May 2022", "Veröffentlichung: 12.05.2022": the date line of the article, not its text. */
 const DATELINE =
   /^(?:ver[öo]ffentlicht(?: am)?|ver[öo]ffentlichung|erschienen(?: am)?|aktualisiert(?: am)?|zuletzt (?:aktualisiert|ge[äa]ndert)|published(?: on)?|posted(?: on)?|last updated|updated(?: on)?|publi[ée](?: le)?|mis [àa] jour(?: le)?|publicado(?: el)?|actualizado(?: el)?|pubblicato(?: il)?|gepubliceerd(?: op)?)\s*[:：]?\s*[^.!?]{0,40}\d[^!?]{0,30}$/;
+const MONTH =
+  '(?:jan(?:uary|uar|vier)?|feb(?:ruary|ruar|rero|braio)?|f[ée]v(?:rier)?|m[aä]r(?:ch|z|s)?|mrt|maart|apr(?:il|ile)?|avr(?:il)?|abr(?:il)?|ma[iyj]|mayo|maggio|mei|jun[ei]?|juin|giugno|jul[iy]?|juil(?:let)?|luglio|aug(?:ust|ustus)?|ao[uû]t|agosto|sep(?:t|tember|tembre|tiembre)?|settembre|o[ck]t(?:ober|obre|ubre)?|nov(?:ember|embre)?|de[cz](?:ember|embre)?|dic(?:iembre|embre)?|d[ée]c(?:embre)?|ene(?:ro)?|gennaio|marzo|aprile|ottobre)\\.?';
+const WEEKDAY =
+  '(?:mon|tue|wed|thu|fri|sat|sun|mo|di|mi|do|fr|sa|so|lun|mar|mer|mié|jeu|jue|ven|vie|sáb|sab|dom|ma|wo|vr|za|zo)[a-zäéèíóú]*\\.?,?';
+/** A line that is nothing but a date, perhaps with its weekday and time: "12.05.2022, 08:30 Uhr", "Mon, May 4th 2022". */
+const DATE_ONLY = new RegExp(
+  `^(?:${WEEKDAY} )?(?:\\d{1,2}[./-]\\d{1,2}[./-](?:\\d{4}|\\d{2})|\\d{4}-\\d{2}-\\d{2}|\\d{1,2}(?:\\.|st|nd|rd|th|er)? (?:de )?${MONTH},? (?:de )?\\d{4}|${MONTH} \\d{1,2}(?:st|nd|rd|th)?,? \\d{4})(?:,? (?:um |at |à |a las |alle |om )?\\d{1,2}[:.h]\\d{2}(?: ?(?:uhr|h|am|pm))?)?$`,
+);
 const DISCLAIMER = /^(?:(?:alle )?angaben ohne gew[aä]hr|(?:all )?(?:information|details) without (?:guarantee|warranty)|sans garantie|sin garant[ií]a|senza garanzia|zonder garantie)\b/;
 
 /** Every pattern at once: most lines match none, and one test tells. */
-const ANY_LINE = new RegExp([OFFERS, PROMPTS, CREDIT_LABEL, DATELINE, DISCLAIMER, AGENCY, CREDIT_TAIL].map((words) => `(?:${words.source})`).join('|'));
+const ANY_LINE = new RegExp([OFFERS, PROMPTS, CREDIT_LABEL, DATELINE, DATE_ONLY, DISCLAIMER, AGENCY, CREDIT_TAIL].map((words) => `(?:${words.source})`).join('|'));
 const LEADING_MARKS = /^[([«„“"]+\s*/;
 const TRAILING_MARKS = /\s*[)\]»“”"]+$/;
 
@@ -130,6 +138,8 @@ export const enum LineKind {
   Offer = 2,
   /** A picture credit: the caption box it closes goes too when it sits beside the picture. */
   Credit = 3,
+  /** Nothing but a date: the article's date line, unless it is an item of a list or a cell of a table. */
+  Date = 4,
 }
 
 /** What a line of text is: content, a prompt, a credit or date line, a credited caption, a disclaimer or an offer. */
@@ -145,9 +155,17 @@ export function classifyLine(text: string, length = visibleChars(text)): LineKin
     if (!prose && OFFERS.test(line)) return LineKind.Offer;
     if (!prose && PROMPTS.test(line)) return LineKind.Furniture;
     if (DATELINE.test(line) || DISCLAIMER.test(line)) return LineKind.Furniture;
+    if (DATE_ONLY.test(line)) return LineKind.Date;
   }
   if (length <= MAX_AGENCY_LINE_CHARS && AGENCY.test(line) && !/[.!?]$/.test(line)) return LineKind.Credit;
   return length <= MAX_CAPTION_CHARS && CREDIT_TAIL.test(line) ? LineKind.Credit : LineKind.Content;
+}
+
+/** Items and cells: a date in them is data (a list of events, a column of a table), not the article's date line. */
+const DATA_BLOCKS = new Set(['li', 'td', 'th', 'dd', 'dt', 'caption']);
+
+function ownLine(block: string, what: LineKind): LineKind {
+  return what === LineKind.Date && DATA_BLOCKS.has(block) ? LineKind.Content : what;
 }
 
 /** Inline elements of one line that are followed, to cut the line out of a longer block. */
@@ -193,7 +211,7 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
 
   const endLine = (frame: BlockFrame): void => {
     if (frame.lineChars > 0 && frame.lineChars <= MAX_CAPTION_CHARS && !frame.lineBare && frame.lineElements !== undefined) {
-      const what = classifyLine(frame.line, frame.lineChars);
+      const what = ownLine(tag[frame.id]!, classifyLine(frame.line, frame.lineChars));
       if (what !== LineKind.Content) {
         for (const id of frame.lineElements) removed[id] = 1;
         if (what === LineKind.Offer && chars[frame.id]! <= MAX_OFFER_BOX_CHARS) cut(frame.id, what);
@@ -225,7 +243,7 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
       const frame = frames[frames.length - 1];
       if (frame?.id !== index) return;
       frames.pop();
-      const what = frame.textChars > 0 && frame.textChars <= MAX_CAPTION_CHARS ? classifyLine(frame.text, frame.textChars) : LineKind.Content;
+      const what = frame.textChars > 0 && frame.textChars <= MAX_CAPTION_CHARS ? ownLine(tag[index]!, classifyLine(frame.text, frame.textChars)) : LineKind.Content;
       if (what !== LineKind.Content && chars[index]! <= MAX_CAPTION_CHARS) cut(index, what);
       else endLine(frame);
     },

@@ -3,6 +3,7 @@ import type { Selection } from './tape-walk.js';
 import { ARIA_HIDDEN, ARTICLE_BODY, AUTHOR, CAPTION, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
 import { dropBoilerplateLines } from './boilerplate-lines.js';
 import { dropTeaserCards } from './teaser-cards.js';
+import { describedBlock, keepInside } from './description-lead.js';
 import { BLOCK, CONTAINER, CONTROL, FALLBACK, FURNITURE, HEADING, PARAGRAPH } from './tag-kinds.js';
 
 /** The whole page, less what is never content (scripts, hidden elements and form controls are already out). */
@@ -37,8 +38,9 @@ const LEAF_PARAGRAPHS = new Set(['p', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
  *    only as far as they hold text;
  * 3. the best candidate, promoted to an ancestor when the content is split
  *    over several strong blocks, widened to its parent when its siblings are
- *    prose too, joined with a lead paragraph set apart just before it, and
- *    pruned of furniture, side forms and link-heavy blocks;
+ *    prose too, joined with a lead paragraph set apart just before it (the
+ *    one whose text is the page's description first), and pruned of
+ *    furniture, side forms and link-heavy blocks;
  * 4. one replay of what is kept, dropping headings left with an empty section.
  *
  * See docs/decisions/0007-main-content-signals.md for why each signal is there.
@@ -85,7 +87,9 @@ function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
       if (!dead[sibling] && keepSibling(tape, sibling, score, bestScore)) kept[sibling] = 1;
     }
   }
-  const lead = leadBefore(tape, root, leadBlockers(tape, hardDead));
+  const described = describedBlock(tape, root);
+  const inside = described > root;
+  const lead = described >= 0 && !inside ? described : leadBefore(tape, root, leadBlockers(tape, hardDead));
   if (lead >= 0) {
     kept[lead] = 1;
     const aboveRoot = new Set<number>();
@@ -113,6 +117,7 @@ function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
   }
   dropTeaserCards(tape, root, removed);
   dropBoilerplateLines(tape, root, removed, caption);
+  if (inside) keepInside(tape, root, described, removed);
   dropEmptySections(tape, root, removed);
   return { root, removed, captionAlt: captionAlts(tape, root, removed, caption) };
 }

@@ -6,13 +6,13 @@ import { DATA_DIR, halfOf, loadCases, loadPage, markdownAsText, scorePage, summa
 /**
  * A floor under main-content quality on the real pages of the shared
  * extraction set, a little below what `npm run bench:extraction-quality`
- * measured over the 495 pages (text: 94.1% with-recall, 94.0%
- * without-avoidance; Markdown: 94.1% and 93.8%), so a heuristic change that
+ * measured over the 495 pages (text: 94.6% with-recall, 94.2%
+ * without-avoidance; Markdown: 94.6% and 94.0%), so a heuristic change that
  * loses quality fails here. Each half of the set (split by a hash of the file
  * name, one tuned on and one held out) has its own, lower floor, so a gain on
  * one half cannot hide a loss on the other.
  */
-const WITH_RECALL_FLOOR = 0.935;
+const WITH_RECALL_FLOOR = 0.945;
 const WITHOUT_AVOIDANCE_FLOOR = 0.935;
 const HALF_WITH_RECALL_FLOOR = 0.93;
 const HALF_WITHOUT_AVOIDANCE_FLOOR = 0.92;

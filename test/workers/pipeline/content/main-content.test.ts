@@ -159,6 +159,35 @@ describe('main content', () => {
     expect(text).to.not.include('Elsewhere');
   });
 
+  it('joins the paragraph before the article that is the summary of the page description, even in the site header', () => {
+    const summary = 'Three shelters opened overnight as the river rose by two metres and flooded the lower town.';
+    const other = 'News Example brings you the stories of the valley every day since 1921, in print and online.';
+    const page = (description: string): string =>
+      `<html><head><meta name="description" content="${description}"></head><body>` +
+      `<header><h1>River floods the lower town</h1><p>${summary}</p><p>${other}</p></header>` +
+      `<div class="body">${paragraphs()}</div></body></html>`;
+    const { text, markdown } = convertHtml(page(summary), { url: URL });
+    for (const output of [text, markdown]) {
+      expectArticleWithout(output, [other]);
+      expect(output).to.include(summary);
+      expect(output.indexOf(summary)).to.be.below(output.indexOf(ARTICLE_PARAGRAPHS[0]!));
+    }
+    // A description cut short with an ellipsis still names its paragraph; one the page does not show names none.
+    expect(convertHtml(page(`${summary.slice(0, 80)}...`), { url: URL }).text).to.include(summary);
+    expectArticleWithout(convertHtml(page('A summary of the report that stands nowhere on the page, only in its head.'), { url: URL }).text, [summary, other]);
+  });
+
+  it('keeps the paragraph inside the article that is the page description, but not what else its cut box holds', () => {
+    const summary = 'Three shelters opened overnight as the river rose by two metres and flooded the lower town.';
+    const box = `<div class="teaser-box"><p>${summary}</p><p><a href="/2023/barrier">How the barrier was built</a></p></div>`;
+    const html = `<html><head><meta property="og:description" content="${summary}"></head><body><article><h1>River floods the lower town</h1>${box}${paragraphs()}</article></body></html>`;
+    const { text, markdown } = convertHtml(html, { url: URL });
+    for (const output of [text, markdown]) {
+      expectArticleWithout(output, ['How the barrier was built']);
+      expect(output).to.include(summary);
+    }
+  });
+
   it('reads a compound class name by its last word, and does not let a short named block win', () => {
     // `entry__meta` and `articleMeta` are parts of an article, not the article; a 40-character `article-text` is no article either.
     const html = `<html><body><div class="entry"><div class="entry__meta">Updated 2 May</div><div class="articleMeta">By the news desk</div><div class="article-text">Photo gallery: the town at night</div><div class="copy">${paragraphs()}</div></div></body></html>`;
@@ -191,6 +220,17 @@ describe('main content', () => {
       expectArticleWithout(output, ['Artikel teilen', 'Landesregierung', 'Max Muster', 'Publié le', 'te puede interesar', 'einen Kommentar']);
       expect(output).to.include(prose);
     }
+  });
+
+  it('cuts a line that is nothing but a date, but keeps dates in list items, table cells and sentences', () => {
+    const dates = ['12.05.2022, 08:30 Uhr', 'Mon, May 4th, 2022', '4 de mayo de 2022', '2022-05-04'];
+    const list = '<ul><li>03.06.2022</li><li>Opening of the new barrier</li></ul>';
+    const table = '<table><tr><td>Level</td><td>4.2 m</td></tr><tr><td>Measured</td><td>04.05.2022</td></tr></table>';
+    const sentence = '<p>On 4 May 2022 the gauge at the bridge read 4.2 m.</p>';
+    const html = `<html><body><article><h1>River floods the lower town</h1>${dates.map((d) => `<div>${d}</div>`).join('')}${paragraphs()}${list}${table}${sentence}</article></body></html>`;
+    const text = convertHtml(html, { url: URL }).text;
+    expectArticleWithout(text, dates);
+    for (const kept of ['03.06.2022', '04.05.2022', 'On 4 May 2022 the gauge']) expect(text).to.include(kept);
   });
 
   it('cuts a prompt line out of a longer block by its elements, and an offer with its small box', () => {
