@@ -1,7 +1,6 @@
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { TrawlConfig } from '../../common/config.js';
 import type { PipelineOptions } from '../../proto/gen/trawl/v1/work_pb.js';
-import type { ExtractedLink } from '../discovery/link-extractor.js';
 import { completeWithLlm, type PipelineInput } from './index.js';
 import type { LlmConfig } from './llm-step.js';
 import { createPipelinePool } from './pipeline-pool.js';
@@ -24,13 +23,6 @@ export interface ContentPipeline {
    * under the LLM's own timeout. Throws a TrawlError with the public code.
    */
   process(document: ThreadTask, opts: { deadlineMs: number }): Promise<Uint8Array>;
-  /**
-   * `process` for a page whose links may be wanted too (a crawl page): with
-   * `document.linksBase` they are read on the thread from the text it decodes
-   * for the pipeline, so the page is decoded once and the event loop never
-   * parses it; without it there are none.
-   */
-  processPage(document: ThreadTask, opts: { deadlineMs: number }): Promise<{ result: Uint8Array; links: ExtractedLink[] }>;
   close(): Promise<void>;
 }
 
@@ -67,15 +59,13 @@ export function contentPipelineFromConfig(config: TrawlConfig, budgetMs = config
 /** The content pipeline of a worker process: created by the pools that process documents, closed when they stop. */
 export function createContentPipeline(options: ContentPipelineOptions): ContentPipeline {
   const pool = createPipelinePool({ ...(options.threads ? { threads: options.threads } : {}), budgetMs: options.budgetMs });
-  const run = async (document: ThreadTask, opts: { deadlineMs: number }) => {
-    const done = await pool.run({ ...document, bytes: ownBytes(document.bytes) }, opts);
-    if (done.kind === 'result') return { result: done.result, links: done.links ?? [] };
-    const output = await completeWithLlm(done.processed, document.input.formats, options.llm);
-    return { result: toStoredResult(output, document.source, done.document), links: done.links ?? [] };
-  };
   return {
-    process: async (document, opts) => (await run(document, opts)).result,
-    processPage: run,
+    async process(document, opts) {
+      const done = await pool.run({ ...document, bytes: ownBytes(document.bytes) }, opts);
+      if (done.kind === 'result') return done.result;
+      const output = await completeWithLlm(done.processed, document.input.formats, options.llm);
+      return toStoredResult(output, document.source, done.document);
+    },
     close: () => pool.close(),
   };
 }

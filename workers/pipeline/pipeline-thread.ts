@@ -1,7 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { publicFailure } from '../../common/errors.js';
-import { extractLinks, type ExtractedLink } from '../discovery/link-extractor.js';
 import { decodeText } from '../fetching/charset.js';
 import { PDF_MIME } from '../fetching/document-types.js';
 import { processDocument, type PipelineInput, type ProcessedDocument } from './index.js';
@@ -15,11 +14,6 @@ export interface ThreadTask {
   charset: string;
   input: Omit<PipelineInput, 'body'>;
   source: ResultSource;
-  /**
-   * The URL the page's links resolve against, when its links are wanted too
-   * (a crawl page): they are read from the text the thread decodes anyway.
-   */
-  linksBase?: string;
   /** Told when the thread begins on the document, which starts its time budget (pipeline-pool.ts). */
   started?: MessagePort;
 }
@@ -30,12 +24,12 @@ export interface ThreadTask {
  * document when the result must carry it), or a failure with its public code.
  */
 export type ThreadResult =
-  | { kind: 'result'; result: Uint8Array; links?: ExtractedLink[] }
-  | { kind: 'llm'; processed: ProcessedDocument & { llm: LlmRequest }; document: string; links?: ExtractedLink[] }
+  | { kind: 'result'; result: Uint8Array }
+  | { kind: 'llm'; processed: ProcessedDocument & { llm: LlmRequest }; document: string }
   | { kind: 'failed'; code: string; message: string; details?: Record<string, unknown> };
 
-function moved(result: Uint8Array, links: ExtractedLink[] | undefined): ThreadResult {
-  const value: ThreadResult = { kind: 'result', result, ...(links ? { links } : {}) };
+function moved(result: Uint8Array): ThreadResult {
+  const value: ThreadResult = { kind: 'result', result };
   return move({
     get [transferableSymbol]() {
       return [result.buffer];
@@ -51,12 +45,9 @@ function failed(err: unknown): ThreadResult {
 }
 
 function processText(task: ThreadTask, body: string): ThreadResult {
-  const links = task.linksBase === undefined ? undefined : extractLinks(body, task.linksBase).links;
   const processed = processDocument({ ...task.input, body });
-  if (processed.llm) {
-    return { kind: 'llm', processed: processed as ProcessedDocument & { llm: LlmRequest }, document: task.source.includeRawHtml ? body : '', ...(links ? { links } : {}) };
-  }
-  return moved(toStoredResult(processed, task.source, body), links);
+  if (processed.llm) return { kind: 'llm', processed: processed as ProcessedDocument & { llm: LlmRequest }, document: task.source.includeRawHtml ? body : '' };
+  return moved(toStoredResult(processed, task.source, body));
 }
 
 /** A PDF is read into HTML first (whole: a document has no boilerplate to leave out), then processed like a page. */

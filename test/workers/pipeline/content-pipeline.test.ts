@@ -2,7 +2,6 @@ import { fromBinary, toJson } from '@bufbuild/protobuf';
 import { expect } from 'chai';
 import { TrawlError } from '../../../common/errors.js';
 import { ScrapeResultSchema } from '../../../proto/gen/trawl/v1/scrape_pb.js';
-import { extractLinks } from '../../../workers/discovery/link-extractor.js';
 import { createContentPipeline, type ContentPipeline } from '../../../workers/pipeline/content-pipeline.js';
 import type { ThreadTask } from '../../../workers/pipeline/pipeline-thread.js';
 import { startOpenAiTestServer, type OpenAiTestServer } from '../../fixtures/openai-server.js';
@@ -71,17 +70,6 @@ describe('pipeline/content pipeline on threads', function () {
     const result = decode(await pipeline.process(task(view, { formats: ['text'] }), { deadlineMs: Date.now() + 10_000 }));
     expect(result.content?.kind).to.deep.equal({ case: 'stringValue', value: 'inside' });
     expect(shared.toString()).to.equal('xxxx<p>inside</p>yyyy');
-  });
-
-  it('reads a page\'s links on the thread, from the text it decodes, exactly as the link extractor does, only when asked', async () => {
-    const html = '<html><head><base href="/docs/"><link rel="next" href="p2"></head><body><a href="a#x">A <b>link</b></a><area href="/map" alt="Map"><p>Caf\xe9</p></body></html>';
-    const page = { ...task(Buffer.from(html, 'latin1'), { formats: ['markdown'] }), charset: 'windows-1252' };
-    const withLinks = await pipeline.processPage({ ...page, bytes: Buffer.from(html, 'latin1'), linksBase: 'https://pool.example/start' }, { deadlineMs: Date.now() + 10_000 });
-    expect(withLinks.links).to.deep.equal(extractLinks(html.replace('\xe9', 'é'), 'https://pool.example/start').links);
-    expect(withLinks.links.map((l) => l.url)).to.deep.equal(['https://pool.example/docs/p2', 'https://pool.example/docs/a', 'https://pool.example/map']);
-    expect(decode(withLinks.result).content?.kind.value).to.contain('Café');
-    const without = await pipeline.processPage(page, { deadlineMs: Date.now() + 10_000 });
-    expect(without.links).to.deep.equal([]);
   });
 
   it('keeps the event loop free while a document converts, then stops it at the budget with EXTRACTION_FAILED', async () => {
