@@ -6,7 +6,10 @@
  * the figures are pages per second from start to the last page, pages found
  * (distinct pages requested) and duplicates (pages fetched more than once).
  *
- *   npm run bench:crawl-throughput [-- --rounds 3]
+ *   npm run bench:crawl-throughput [-- --rounds 3] [-- --trawl-only]
+ *
+ * --trawl-only skips Crawlee (for profiling Trawl's processes). TRAWL_BENCH_STACK
+ * and TRAWL_BENCH_REDIS_DB name the stack's resources (default bench_crawl, 7).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -21,7 +24,7 @@ import { bootIsolatedStack, createAccountWithKey } from '../../deploy/local/isol
 import { ROOT } from '../../deploy/local/processes.js';
 import { buildBenchSite } from './bench-site.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, 'trawl-only': { type: 'boolean', default: false } } });
 const rounds = Number(values.rounds);
 const DATA = path.resolve(ROOT, '../shared/data');
 
@@ -106,16 +109,25 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const rate = (f: Figures) => f.found / f.seconds;
 
 log.setLevel(log.LEVELS.ERROR);
-const stack = await bootIsolatedStack({ name: 'bench_crawl', redisDb: 7, env: { LOG_LEVEL: 'error' } });
+const stack = await bootIsolatedStack({
+  name: process.env.TRAWL_BENCH_STACK ?? 'bench_crawl',
+  redisDb: Number(process.env.TRAWL_BENCH_REDIS_DB ?? 7),
+  env: { LOG_LEVEL: 'error' },
+});
 const built = buildBenchSite(DATA);
 const site = await startSite(built.root);
 try {
   const { key } = await createAccountWithKey(stack, 1_000_000_000, { enterprise: true });
-  const results: Record<string, Figures[]> = { trawl: [], crawlee: [], 'crawlee+turndown': [] };
+  const results: Record<string, Figures[]> = values['trawl-only'] ? { trawl: [] } : { trawl: [], crawlee: [], 'crawlee+turndown': [] };
   // A first crawl warms every process (threads, connections); it is not counted.
   await runTrawl(stack.baseUrl, key, site, 300);
   for (let round = 1; round <= rounds; round++) {
     results['trawl']!.push(await runTrawl(stack.baseUrl, key, site));
+    if (values['trawl-only']) {
+      const last = results['trawl']!.at(-1)!;
+      console.log(`round ${round}: trawl ${rate(last).toFixed(1)} pages/s (${last.found} found, ${last.duplicates} dup, ${last.seconds.toFixed(1)} s)`);
+      continue;
+    }
     results['crawlee']!.push(await runCrawlee(site, false));
     results['crawlee+turndown']!.push(await runCrawlee(site, true));
     const line = Object.entries(results)
@@ -131,8 +143,10 @@ try {
     );
   }
   const trawl = median(results['trawl']!.map(rate));
-  console.log(`ratio trawl (Markdown) / crawlee (no Markdown): ${(trawl / median(results['crawlee']!.map(rate))).toFixed(2)}`);
-  console.log(`ratio trawl (Markdown) / crawlee + turndown:     ${(trawl / median(results['crawlee+turndown']!.map(rate))).toFixed(2)}`);
+  if (!values['trawl-only']) {
+    console.log(`ratio trawl (Markdown) / crawlee (no Markdown): ${(trawl / median(results['crawlee']!.map(rate))).toFixed(2)}`);
+    console.log(`ratio trawl (Markdown) / crawlee + turndown:     ${(trawl / median(results['crawlee+turndown']!.map(rate))).toFixed(2)}`);
+  }
 } finally {
   await stack.stop();
   await site.stop();

@@ -21,10 +21,20 @@ const MAX_RETRIES = 1;
 /** The tier_breakdown key of pages answered from the cache (free). */
 export const CACHE_TIER = 'cache';
 
+/**
+ * The links of a report for the frontier, each URL once: the pages of a batch share most of their links (a site's
+ * navigation), and the first occurrence is the one the insert would keep anyway (in order, conflicts do nothing),
+ * so Postgres is not handed the same URL again and again.
+ */
 function frontierUrls(links: readonly DiscoveredLink[], maxDepth: number) {
-  return links
-    .filter((l) => l.depth <= maxDepth)
-    .map((l) => ({ url: l.url, depth: l.depth, score: l.score, source: l.source || 'link', budgetKey: l.budgetKey || null }));
+  const seen = new Set<string>();
+  const urls = [];
+  for (const l of links) {
+    if (l.depth > maxDepth || seen.has(l.url)) continue;
+    seen.add(l.url);
+    urls.push({ url: l.url, depth: l.depth, score: l.score, source: l.source || 'link', budgetKey: l.budgetKey || null });
+  }
+  return urls;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import sniffHTMLEncoding from 'html-encoding-sniffer';
 import iconv from 'iconv-lite';
 
@@ -65,7 +66,14 @@ export function detectCharset(bytes: Uint8Array, mime: string, headerCharset?: s
 
 /** Bytes in a charset from detectCharset as text; a BOM is dropped. The one place a body is decoded. */
 export function decodeText(bytes: Uint8Array, charset: string): string {
-  return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), charset);
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Valid UTF-8 (most pages) decodes to the same text natively, two to three times faster than iconv-lite's
+  // StringDecoder; invalid bytes still go through iconv-lite so their replacement characters stay as they were.
+  if ((charset === 'utf-8' || charset === 'utf8') && isUtf8(buffer)) {
+    const text = buffer.toString('utf8');
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  }
+  return iconv.decode(buffer, charset);
 }
 
 /**

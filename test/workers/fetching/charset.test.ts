@@ -69,6 +69,16 @@ describe('charset detection and decoding', () => {
     expect(decodeBody(Buffer.from('{"a":"ü"}'), 'application/json').charset).to.equal('utf-8');
   });
 
+  it('decodes UTF-8 as iconv-lite does: the BOM dropped, a view of a larger buffer read alone, invalid bytes replaced alike', () => {
+    const page = Buffer.from('\ufeff<p>Grüße ✓ 𝄞</p>');
+    expect(decodeText(page, 'utf-8')).to.equal('<p>Grüße ✓ 𝄞</p>');
+    const larger = Buffer.concat([Buffer.from('xx'), page, Buffer.from('yy')]);
+    expect(decodeText(larger.subarray(2, 2 + page.length), 'utf-8')).to.equal('<p>Grüße ✓ 𝄞</p>');
+    for (const invalid of [Buffer.from([0x3c, 0x70, 0xc3]), Buffer.from([0xe2, 0x82, 0x41, 0xff, 0xfe]), Buffer.from([0xef, 0xbb, 0xbf, 0xed, 0xa0, 0x80])]) {
+      expect(decodeText(invalid, 'utf-8')).to.equal(iconv.decode(invalid, 'utf-8'));
+    }
+  });
+
   it('skips a label it cannot decode and keeps looking', () => {
     const bytes = Buffer.from(html('', 'x'));
     expect(detectCharset(bytes, 'text/html', 'x-user-defined')).to.equal('utf-8');
