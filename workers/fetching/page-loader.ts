@@ -87,13 +87,8 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
       // A profile that moves like a person moves while the page loads, as a person would: its navigation is
       // awaited only to the committed document, and the gestures run alongside the wait for wait_until.
       response = await page.goto(req.url, { waitUntil: humanize ? 'commit' : waitUntil, timeout: Math.max(1, deadlineMs - Date.now()) });
-      if (humanize) {
-        const [, loading] = await Promise.all([
-          humanize(page).catch(() => undefined),
-          page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) }).then(() => null, (err: unknown) => err ?? new Error('load failed')),
-        ]);
-        if (loading) throw loading;
-      }
+      // A gesture that fails (the page moved on) is no failure; a load that fails or times out is.
+      if (humanize) await Promise.all([humanize(page).catch(() => undefined), page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) })]);
     } catch (err) {
       return fail(await navigationFailure(err, failedNavigations.at(-1) ?? req.url, refusedNavigation, deps.guard));
     }

@@ -1,4 +1,4 @@
-import type { Tape } from './html-tape.js';
+import { lastDescendant, subtreeText, type Tape } from './html-tape.js';
 import { BLOCK, CONTROL } from './tag-kinds.js';
 
 /** Meta keys a page states its summary under. */
@@ -57,22 +57,13 @@ export function keepInside(tape: Tape, root: number, block: number, removed: Uin
     if (a !== block && removed[a]) {
       removed[a] = 0;
       // The other children of a block that was removed stay out.
-      const last = lastElement(tape, a);
-      for (let sibling = a + 1; sibling <= last; sibling = lastElement(tape, sibling) + 1) {
+      const last = lastDescendant(tape, a);
+      for (let sibling = a + 1; sibling <= last; sibling = lastDescendant(tape, sibling) + 1) {
         if (sibling !== child) removed[sibling] = 1;
       }
     }
   }
   removed[block] = 0;
-}
-
-/** Last element id inside the subtree of `id`. */
-function lastElement(tape: Tape, id: number): number {
-  for (let i = tape.closeAt[id]! - 1; i > tape.openAt[id]!; i--) {
-    const op = tape.ops[i]!;
-    if ((op & 3) === 0) return op >> 2;
-  }
-  return id;
 }
 
 interface Summary {
@@ -88,12 +79,11 @@ function descriptions(tape: Tape): Summary[] {
   const summaries: Summary[] = [];
   for (const { key, value } of tape.head.meta) {
     if (!DESCRIPTION_KEYS.has(key)) continue;
-    let spaceless = value.replace(SPACE, '');
-    const cut = ELLIPSIS.test(spaceless);
-    if (cut) spaceless = spaceless.replace(ELLIPSIS, '');
-    const count = spaceless.length;
+    let text = compact(value);
+    const cut = ELLIPSIS.test(text);
+    if (cut) text = text.replace(ELLIPSIS, '');
+    const count = text.length;
     if (count < MIN_DESCRIPTION_CHARS || count > MAX_DESCRIPTION_CHARS) continue;
-    const text = spaceless.toLowerCase();
     if (!summaries.some((s) => s.text === text)) summaries.push({ text, count, cut });
   }
   return summaries;
@@ -108,10 +98,5 @@ function compact(text: string): string {
 }
 
 function compactText(tape: Tape, id: number): string {
-  let text = '';
-  for (let i = tape.openAt[id]! + 1; i < tape.closeAt[id]!; i++) {
-    const op = tape.ops[i]!;
-    if ((op & 3) === 2) text += tape.texts[op >> 2]!;
-  }
-  return compact(text);
+  return compact(subtreeText(tape, id));
 }

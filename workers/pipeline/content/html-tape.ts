@@ -52,6 +52,26 @@ export interface HeadInfo {
   publishedTime: string;
 }
 
+/** Last element id inside the subtree of `id`: the one opened last, since ids follow opening order. */
+export function lastDescendant(tape: Tape, id: number): number {
+  const { ops } = tape;
+  for (let i = tape.closeAt[id]! - 1; i > tape.openAt[id]!; i--) {
+    const op = ops[i]!;
+    if ((op & 3) === 0) return op >> 2;
+  }
+  return id;
+}
+
+/** The text of the subtree of `id`, its pieces joined as recorded. */
+export function subtreeText(tape: Tape, id: number): string {
+  let text = '';
+  for (let i = tape.openAt[id]! + 1; i < tape.closeAt[id]!; i++) {
+    const op = tape.ops[i]!;
+    if ((op & 3) === 2) text += tape.texts[op >> 2]!;
+  }
+  return text;
+}
+
 const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
 /** Read in one pass over the element's own attributes, as `classifyAttributes` does. */

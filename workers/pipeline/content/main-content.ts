@@ -1,4 +1,4 @@
-import type { Tape } from './html-tape.js';
+import { lastDescendant, subtreeText, type Tape } from './html-tape.js';
 import type { Selection } from './tape-walk.js';
 import { ARIA_HIDDEN, ARTICLE_BODY, AUTHOR, CAPTION, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
 import { dropBoilerplateLines } from './boilerplate-lines.js';
@@ -157,12 +157,7 @@ function captionAlts(tape: Tape, root: number, removed: Uint8Array, caption: Uin
 }
 
 function captionText(tape: Tape, id: number): string {
-  let text = '';
-  for (let i = tape.openAt[id]! + 1; i < tape.closeAt[id]!; i++) {
-    const op = tape.ops[i]!;
-    if ((op & 3) === 2) text += tape.texts[op >> 2]!;
-  }
-  return comparableText(text);
+  return comparableText(subtreeText(tape, id));
 }
 
 function comparableText(text: string): string {
@@ -404,16 +399,6 @@ function classWeight(h: number): number {
   if (h & ARTICLE_BODY) weight += 50;
   if (h & (JUNK | RELATED | DISCUSSION)) weight -= 25;
   return weight;
-}
-
-/** Last element id inside the subtree of `id`: the one opened last, since ids follow opening order. */
-function lastDescendant(tape: Tape, id: number): number {
-  const { ops } = tape;
-  for (let i = tape.closeAt[id]! - 1; i > tape.openAt[id]!; i--) {
-    const op = ops[i]!;
-    if ((op & 3) === 0) return op >> 2;
-  }
-  return id;
 }
 
 /**
