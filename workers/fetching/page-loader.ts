@@ -8,7 +8,7 @@ import { classifyStatusAfterBody, classifyStatusBeforeBody } from './http-fetche
 import type { PageRequest } from './leased-fetch-work.js';
 import { assertUrlAllowed, isUrlAllowedNow, isUrlNotAllowedError, type GuardOptions } from '../../common/ssrf-guard.js';
 import type { BrowserProfile } from './browser-profile.js';
-import { removeCookieBanners, scrollToLoad } from './page-tidying.js';
+import { readPage } from './page-tidying.js';
 import { createRequestFilter } from './request-filter.js';
 
 export interface PageLoaderDeps {
@@ -118,10 +118,7 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
         return fail({ code: 'EXTRACTION_FAILED', message: `wait_for ${JSON.stringify(options.waitFor)} is not a usable CSS selector`, statusCode: status, escalate: false });
       }
     }
-    if (options?.scroll !== false) await scrollToLoad(page, deadlineMs);
-    if (options?.removeCookieBanners) await removeCookieBanners(page);
-
-    const html = await page.content();
+    const html = await readPage(page, { scroll: options?.scroll, removeBanners: options?.removeCookieBanners === true, deadlineMs });
     const body = Buffer.from(html, 'utf8');
     if (body.length > deps.maxBytes) {
       return fail({ code: 'CONTENT_TOO_LARGE', message: `The rendered page is ${body.length} bytes, over the ${deps.maxBytes} byte limit`, statusCode: status, escalate: false });

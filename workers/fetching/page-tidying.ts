@@ -34,62 +34,103 @@ const BANNER_TEXT = /\bcookies?\b|\bconsent\b/i;
 
 /**
  * Runs in the page (the worker is compiled without the DOM library, so the
- * in-page code is a script string): removes the banners and the scroll lock
- * they put on the page, and answers how many it removed.
+ * in-page code is a script string). Asked to check the height first, it
+ * answers only that the page must be scrolled when it is taller than the
+ * window; otherwise it removes the banners when asked (and the scroll lock
+ * they put on the page) and answers the serialised document, so a page that
+ * needs no scrolling is tidied and read in one round trip.
  */
-const REMOVE_BANNERS_SCRIPT = `(({ selectors, pattern }) => {
-  const text = new RegExp(pattern, 'i');
-  const found = new Set();
-  for (const selector of selectors) {
-    try { document.querySelectorAll(selector).forEach((el) => found.add(el)); } catch { /* a selector this engine does not know */ }
-  }
-  // Hand-made banners: from each text that talks about cookies, the nearest fixed, sticky or dialog box holding
-  // it, if that box is small. Only those ancestors get their style computed, so a long page costs little.
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, { acceptNode: (n) => (text.test(n.nodeValue) ? 1 : 3) });
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    for (let el = node.parentElement; el && el !== document.body; el = el.parentElement) {
-      const style = getComputedStyle(el);
-      if (style.position === 'fixed' || style.position === 'sticky' || el.getAttribute('role') === 'dialog') {
-        if ((el.textContent || '').length < 3000) found.add(el);
-        break;
+const READ_SCRIPT = `(({ heightFirst, banners, selectors, pattern }) => {
+  if (heightFirst && document.documentElement.scrollHeight > window.innerHeight) return { tall: true };
+  if (banners) {
+    const text = new RegExp(pattern, 'i');
+    const found = new Set();
+    for (const selector of selectors) {
+      try { document.querySelectorAll(selector).forEach((el) => found.add(el)); } catch { /* a selector this engine does not know */ }
+    }
+    // Hand-made banners: from each text that talks about cookies, the nearest fixed, sticky or dialog box holding
+    // it, if that box is small. Only those ancestors get their style computed, so a long page costs little.
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, { acceptNode: (n) => (text.test(n.nodeValue) ? 1 : 3) });
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let el = node.parentElement; el && el !== document.body; el = el.parentElement) {
+        const style = getComputedStyle(el);
+        if (style.position === 'fixed' || style.position === 'sticky' || el.getAttribute('role') === 'dialog') {
+          if ((el.textContent || '').length < 3000) found.add(el);
+          break;
+        }
       }
     }
+    found.forEach((el) => el.remove());
+    for (const root of [document.documentElement, document.body]) {
+      if (root && getComputedStyle(root).overflow === 'hidden') root.style.overflow = 'visible';
+    }
   }
-  found.forEach((el) => el.remove());
-  for (const root of [document.documentElement, document.body]) {
-    if (root && getComputedStyle(root).overflow === 'hidden') root.style.overflow = 'visible';
-  }
-  return found.size;
+  const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
+  return { html: doctype + (document.documentElement ? document.documentElement.outerHTML : '') };
 })`;
 
-/** Removes consent banners; answers how many were removed. */
-export async function removeCookieBanners(page: Page): Promise<number> {
-  return page.evaluate(`${REMOVE_BANNERS_SCRIPT}(${JSON.stringify({ selectors: BANNER_SELECTORS, pattern: BANNER_TEXT.source })})`) as Promise<number>;
+function readScript(heightFirst: boolean, banners: boolean): string {
+  return `${READ_SCRIPT}(${JSON.stringify({ heightFirst, banners, selectors: BANNER_SELECTORS, pattern: BANNER_TEXT.source })})`;
 }
 
-/** Rounds of scrolling at most, and how long each waits for new content. */
+export interface ReadOptions {
+  /** true scrolls to the end, false never scrolls, undefined scrolls a page taller than the window while it grows. */
+  scroll: boolean | undefined;
+  removeBanners: boolean;
+  deadlineMs: number;
+}
+
+/**
+ * The loaded page as the caller asked for it: scrolled to load lazy
+ * content, cookie banners removed, then serialised (doctype and document).
+ */
+export async function readPage(page: Page, opts: ReadOptions): Promise<string> {
+  if (opts.scroll !== false) {
+    const first = (await page.evaluate(readScript(true, opts.removeBanners))) as { tall?: true; html?: string };
+    if (!first.tall) return first.html ?? '';
+    await scrollToEnd(page, opts.deadlineMs, opts.scroll === undefined);
+  }
+  return ((await page.evaluate(readScript(false, opts.removeBanners))) as { html: string }).html;
+}
+
+/** Rounds of scrolling at most, how long each waits for new content, and how soon a round with no request is over. */
 const MAX_SCROLL_ROUNDS = 20;
 const SCROLL_SETTLE_MS = 250;
+const SCROLL_QUIET_MS = 80;
 
 /**
  * Scrolls to the bottom until the page stops growing, the rounds run out or
- * the deadline comes. A page no taller than the window has nothing to
- * scroll and costs nothing; a page that does not load on scroll costs one
- * short wait.
+ * the deadline comes; answers the rounds. Each round waits for new content;
+ * when `quick`, a round in which the page started no request and did not
+ * grow within a short while ends the scrolling at once, so a tall page that
+ * loads nothing on scroll costs one short wait.
  */
-export async function scrollToLoad(page: Page, deadlineMs: number): Promise<number> {
-  let rounds = 0;
-  const pageHeight = () => page.evaluate('document.documentElement.scrollHeight') as Promise<number>;
-  const [start, windowHeight] = (await page.evaluate('[document.documentElement.scrollHeight, window.innerHeight]')) as [number, number];
-  if (start <= windowHeight) return 0;
-  let height = start;
-  while (rounds < MAX_SCROLL_ROUNDS && Date.now() + SCROLL_SETTLE_MS < deadlineMs) {
-    await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
-    await page.waitForTimeout(SCROLL_SETTLE_MS);
-    const next = await pageHeight();
-    rounds++;
-    if (next <= height) break;
-    height = next;
+export async function scrollToEnd(page: Page, deadlineMs: number, quick: boolean): Promise<number> {
+  let requests = 0;
+  const onRequest = () => void requests++;
+  page.on('request', onRequest);
+  try {
+    const pageHeight = () => page.evaluate('document.documentElement.scrollHeight') as Promise<number>;
+    let height = await pageHeight();
+    let rounds = 0;
+    while (rounds < MAX_SCROLL_ROUNDS && Date.now() + SCROLL_SETTLE_MS < deadlineMs) {
+      const before = requests;
+      await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+      rounds++;
+      if (quick) {
+        await page.waitForTimeout(SCROLL_QUIET_MS);
+        const grown = (await pageHeight()) > height;
+        if (!grown && requests === before) break;
+        await page.waitForTimeout(SCROLL_SETTLE_MS - SCROLL_QUIET_MS);
+      } else {
+        await page.waitForTimeout(SCROLL_SETTLE_MS);
+      }
+      const next = await pageHeight();
+      if (next <= height) break;
+      height = next;
+    }
+    return rounds;
+  } finally {
+    page.off('request', onRequest);
   }
-  return rounds;
 }
