@@ -4,6 +4,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ensureStreams, streamNames } from '../../../common/jetstream.js';
 import { createLogger } from '../../../common/logger.js';
 import { natsNames } from '../../../common/nats-names.js';
+import { eventually } from '../../support/webhooks.js';
 import { startPool, type PoolDeps, type PoolHandler, type PoolOptions, type RunningPool } from '../../../workers/runtime/pool-runtime.js';
 
 const prefix = `${process.env.TRAWL_TEST_STACK ?? 'test'}_poolrt_`;
@@ -13,13 +14,8 @@ const POOL = 'probe';
 const ACK_WAIT_MS = 60_000;
 
 const text = new TextDecoder();
-const until = async (check: () => boolean, what: string, ms = 8_000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+/** Waits until `check` holds (up to 8 s). */
+const until = (check: () => boolean, what: string) => eventually(async () => (check() ? true : undefined), 8_000, what);
 
 describe('the pool runtime', function () {
   this.timeout(30_000);
