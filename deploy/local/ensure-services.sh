@@ -10,7 +10,15 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing npm packages"
-  npm ci --no-audit --no-fund --loglevel=error
+  # A package's install script can lose a race with the file system (esbuild's
+  # version check has met ETXTBSY on its freshly written binary), so a failed
+  # install is retried from scratch before giving up.
+  for attempt in 1 2 3; do
+    npm ci --no-audit --no-fund --loglevel=error && break
+    [ "$attempt" = 3 ] && exit 1
+    log "npm ci failed (attempt $attempt), retrying"
+    sleep 2
+  done
 fi
 
 apt_updated=0
