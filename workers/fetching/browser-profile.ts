@@ -1,4 +1,5 @@
 import type { BrowserContextOptions, Page } from 'playwright-core';
+import { pointerPath } from './pointer-path.js';
 
 /**
  * How a browser tier presents itself. Tier 4 is a plain Chromium with the
@@ -14,7 +15,7 @@ export interface BrowserProfile {
   context(browserVersion: string): BrowserContextOptions;
   /** Runs in every page before its own scripts. */
   initScript?: string;
-  /** After the page loads, before it is read. */
+  /** A person's gestures, made while the page loads; the page is read once both are done. */
   humanize?(page: Page): Promise<void>;
 }
 
@@ -61,10 +62,13 @@ export function stealthProfile(): BrowserProfile {
     }),
     initScript: STEALTH_INIT,
     async humanize(page) {
-      await page.mouse.move(200 + Math.random() * 600, 150 + Math.random() * 400, { steps: 8 });
-      await pause(80, 200);
-      await page.mouse.move(300 + Math.random() * 800, 250 + Math.random() * 500, { steps: 12 });
-      await pause(50, 150);
+      // The pointer enters the window and swings towards the page's content in one curved, eased move of
+      // 10-14 frames (about a fifth of a second), then rests a moment, as a hand does while a page appears.
+      const from = { x: Math.round(100 + Math.random() * 400), y: Math.round(80 + Math.random() * 250) };
+      const to = { x: Math.round(600 + Math.random() * 700), y: Math.round(300 + Math.random() * 450) };
+      await page.mouse.move(from.x, from.y);
+      for (const point of pointerPath(from, to, 10 + Math.floor(Math.random() * 5))) await page.mouse.move(point.x, point.y);
+      await pause(40, 120);
     },
   };
 }
