@@ -1,4 +1,5 @@
-import { load, type CheerioAPI } from 'cheerio';
+import type { CheerioAPI } from 'cheerio';
+import { parsePage } from './page-tree.js';
 
 /**
  * Finds the captcha widget of a page in its markup: reCAPTCHA v2 (checkbox
@@ -69,7 +70,7 @@ function withOptional(widget: CaptchaWidget, extra: { action?: string | undefine
 
 /** The page's captcha widget, or null when it has none. */
 export function findCaptcha(page: string | CheerioAPI): CaptchaWidget | null {
-  const $ = typeof page === 'string' ? load(page) : page;
+  const $ = typeof page === 'string' ? parsePage(page) : page;
   for (const [kind, selector] of WIDGET_CLASS) {
     const sitekey = attr($, selector, 'data-sitekey');
     if (!sitekey) continue;

@@ -1,4 +1,4 @@
-import { Parser } from 'htmlparser2';
+import { INVISIBLE, parseUntil } from './visible-text.js';
 
 /**
  * Recognises an HTML page whose content only JavaScript renders: an
@@ -16,9 +16,6 @@ export const SHELL_SCAN_BYTES = 256 * 1024;
 const NEEDS_JS = /(?:enable|requires?|needs?|turn on)\s+javascript|javascript\s+(?:is\s+)?(?:required|disabled)/i;
 const MOUNT_IDS: ReadonlySet<string> = new Set(['root', 'app', '__next', '__nuxt', 'svelte', 'main-app', 'q-app', 'ember-app']);
 
-/** Elements whose text a reader never sees. */
-const INVISIBLE: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'svg']);
-
 export interface ShellEvidence {
   visibleChars: number;
   scripts: number;
@@ -26,6 +23,10 @@ export interface ShellEvidence {
   noscriptNeedsJs: boolean;
 }
 
+/**
+ * What the page shows of itself, read until it shows SHELL_TEXT_CHARS of
+ * text (a page past that is no shell, so the rest is not parsed).
+ */
 export function shellEvidence(html: string): ShellEvidence {
   let visibleChars = 0;
   let scripts = 0;
@@ -36,7 +37,8 @@ export function shellEvidence(html: string): ShellEvidence {
   let mount: { depth: number; filled: boolean } | null = null;
   let emptyMount = false;
   let depth = 0;
-  const parser = new Parser(
+  parseUntil(
+    html,
     {
       onopentag(name, attrs) {
         depth++;
@@ -63,9 +65,8 @@ export function shellEvidence(html: string): ShellEvidence {
         depth--;
       },
     },
-    { decodeEntities: true },
+    () => visibleChars >= SHELL_TEXT_CHARS,
   );
-  parser.end(html);
   return { visibleChars, scripts, emptyMount, noscriptNeedsJs: NEEDS_JS.test(noscriptText) };
 }
 

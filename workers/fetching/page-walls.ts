@@ -1,9 +1,10 @@
-import { load } from 'cheerio';
 import { CAPTCHA_CLASSIFICATION } from '../../common/tier-escalation.js';
 import { CAPTCHA_NAMES, findCaptcha, type CaptchaWidget } from './captcha-detector.js';
 import type { FetchFailure } from './fetch-result.js';
-import { isLoginWall } from './login-wall-detector.js';
-import { paywallEvidence } from './paywall-detector.js';
+import { isLoginWall, LOGIN_WALL_TEXT_CHARS } from './login-wall-detector.js';
+import { PAYWALL_MARKS, PAYWALL_TEASER_CHARS, paywallEvidence } from './paywall-detector.js';
+import { parsePage, visibleText as textOf } from './page-tree.js';
+import { visibleTextReaches } from './visible-text.js';
 
 /**
  * Whether a page that loaded is a wall in front of the content rather than
@@ -16,6 +17,9 @@ import { paywallEvidence } from './paywall-detector.js';
 export const WALL_SCAN_CHARS = 256 * 1024;
 /** Above this much visible text, a captcha widget guards a form on the page, not the page. */
 export const CAPTCHA_WALL_TEXT_CHARS = 1_000;
+
+/** The most text a sign-in form, a captcha or an unmarked subscription wall shows: a page with more is its content. */
+const SMALL_WALL_TEXT_CHARS = Math.max(LOGIN_WALL_TEXT_CHARS, CAPTCHA_WALL_TEXT_CHARS, PAYWALL_TEASER_CHARS);
 
 export type PageWall = Pick<FetchFailure, 'code' | 'message' | 'escalate' | 'classification'>;
 
@@ -39,10 +43,11 @@ export function refusalCaptcha(head: string): PageWall | null {
 export function detectWall(page: { html: string; requestedUrl: string; finalUrl: string }): PageWall | null {
   const html = page.html.slice(0, WALL_SCAN_CHARS);
   if (!WALL_HINT.test(html)) return null;
-  const $ = load(html);
-  const body = $('body').clone();
-  body.find('script, style, noscript, template, svg').remove();
-  const visibleText = body.text().replace(/\s+/g, ' ').trim();
+  // Only a marked subscription wall holds back a page that shows much text; whether a page does is told by one
+  // pass without a tree, which stops at that much text, before the page is parsed into one.
+  if (!PAYWALL_MARKS.test(html) && visibleTextReaches(html, SMALL_WALL_TEXT_CHARS)) return null;
+  const $ = parsePage(html);
+  const visibleText = textOf($);
 
   if (isLoginWall($, visibleText, { requested: page.requestedUrl, final: page.finalUrl })) {
     return { code: 'REQUIRES_AUTH', message: 'The page is a sign-in form standing in for the content (login wall)', escalate: false, classification: 'login_wall' };

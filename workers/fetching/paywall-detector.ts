@@ -14,6 +14,14 @@ export const PAYWALL_TEASER_CHARS = 1_500;
 
 /** Names (in a class or id) of the elements sites and paywall vendors wrap the wall in. */
 const WALL_NAMES = ['paywall', 'regwall', 'subscription-wall', 'subscriber-only', 'premium-wall', 'meter-wall', 'tp-modal', 'tp-container'];
+/**
+ * Text in the markup of every wall that may stand in front of a page with
+ * much text: a wall container's name, or the schema.org mark that the content
+ * is not free (isAccessibleForFree beside a false, in JSON-LD or microdata,
+ * whichever comes first). A page with neither is walled only if it shows
+ * little text.
+ */
+export const PAYWALL_MARKS = new RegExp(['isAccessibleForFree[^<]{0,60}false', 'false[^<]{0,60}isAccessibleForFree', ...WALL_NAMES].join('|'), 'i');
 const WALL_CONTAINERS = [...WALL_NAMES.flatMap((name) => [`[class*="${name}" i]`, `[id*="${name}" i]`]), '[data-paywall]'].join(', ');
 
 /** Calls to subscribe in order to read on: what a wall says, and what an article about subscriptions does not. */

@@ -1,0 +1,49 @@
+import { Parser, type Handler } from 'htmlparser2';
+
+/** Elements whose text a reader never sees. */
+export const INVISIBLE: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'svg']);
+
+/** Characters of markup parsed between two looks at whether the reader has seen enough. */
+const SLICE_CHARS = 16 * 1024;
+
+/**
+ * Parses `html` without building a tree, a slice at a time, and stops as
+ * soon as `enough()` says the handler has seen what it needs: the checks
+ * made on every fetched page settle within the first kilobytes of a page
+ * with content, whatever its size.
+ */
+export function parseUntil(html: string, handler: Partial<Handler>, enough: () => boolean): void {
+  const parser = new Parser(handler, { decodeEntities: true });
+  for (let at = 0; at < html.length; at += SLICE_CHARS) {
+    parser.write(html.slice(at, at + SLICE_CHARS));
+    if (enough()) return;
+  }
+  parser.end();
+}
+
+/**
+ * Whether the page shows at least `chars` characters of text to a reader
+ * (outside scripts, styles, templates, SVG and the head). Text is counted
+ * node by node without surrounding spaces, never more than a tree's text
+ * with its spaces collapsed, so a page said to reach `chars` does.
+ */
+export function visibleTextReaches(html: string, chars: number): boolean {
+  let visible = 0;
+  let hiddenDepth = 0;
+  parseUntil(
+    html,
+    {
+      onopentag(name) {
+        if (INVISIBLE.has(name)) hiddenDepth++;
+      },
+      ontext(text) {
+        if (hiddenDepth === 0) visible += text.replace(/\s+/g, ' ').trim().length;
+      },
+      onclosetag(name) {
+        if (INVISIBLE.has(name)) hiddenDepth = Math.max(0, hiddenDepth - 1);
+      },
+    },
+    () => visible >= chars,
+  );
+  return visible >= chars;
+}
