@@ -23,13 +23,16 @@ export function parseUntil(html: string, handler: Partial<Handler>, enough: () =
 
 /**
  * Whether the page shows at least `chars` characters of text to a reader
- * (outside scripts, styles, templates, SVG and the head). Text is counted
- * node by node without surrounding spaces, never more than a tree's text
- * with its spaces collapsed, so a page said to reach `chars` does.
+ * (outside scripts, styles, templates, SVG and the head), counted as the
+ * text would read with its runs of spaces collapsed and its ends trimmed.
  */
 export function visibleTextReaches(html: string, chars: number): boolean {
   let visible = 0;
   let hiddenDepth = 0;
+  /** Whether the last character counted was a space (or nothing is counted yet): a space after it is the same run. */
+  let afterSpace = true;
+  // A trailing space is not text the page shows.
+  const shown = () => visible - (afterSpace && visible > 0 ? 1 : 0);
   parseUntil(
     html,
     {
@@ -37,13 +40,18 @@ export function visibleTextReaches(html: string, chars: number): boolean {
         if (INVISIBLE.has(name)) hiddenDepth++;
       },
       ontext(text) {
-        if (hiddenDepth === 0) visible += text.replace(/\s+/g, ' ').trim().length;
+        if (hiddenDepth > 0) return;
+        let collapsed = text.replace(/\s+/g, ' ');
+        if (afterSpace && collapsed.startsWith(' ')) collapsed = collapsed.slice(1);
+        if (collapsed.length === 0) return;
+        visible += collapsed.length;
+        afterSpace = collapsed.endsWith(' ');
       },
       onclosetag(name) {
         if (INVISIBLE.has(name)) hiddenDepth = Math.max(0, hiddenDepth - 1);
       },
     },
-    () => visible >= chars,
+    () => shown() >= chars,
   );
-  return visible >= chars;
+  return shown() >= chars;
 }

@@ -48,6 +48,19 @@ describe('walls in front of page content', () => {
       expect(at(doc(`<meta itemprop="isAccessibleForFree" content="False">${article(1)}<div class="tp-modal">Start your free trial</div>`))?.code).to.equal('PAYWALL_DETECTED');
     });
 
+    it('recognises a long page marked not free in microdata, whichever attribute comes first, whose section did not come', () => {
+      const section = '<div class="members-part"></div>';
+      for (const mark of ['<meta itemprop="isAccessibleForFree" content="false">', '<meta content="false" itemprop="isAccessibleForFree">']) {
+        const json = '<script type="application/ld+json">{"hasPart":{"cssSelector":".members-part"}}</script>';
+        expect(at(doc(`${mark}${article(14, section)}`, json))?.code, mark).to.equal('PAYWALL_DETECTED');
+      }
+    });
+
+    it('leaves a long article marked free alone, whatever it says about subscribing', () => {
+      const free = '<script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree":true}</script>';
+      expect(at(doc(article(14, '<aside><p>Subscribe to our newsletter, become a member.</p><input type="password"></aside>'), free))).to.equal(null);
+    });
+
     it('recognises a wall container with a call to subscribe, however long the page', () => {
       const wall = `<div id="regwall"><p>This article is available only to subscribers. Already a subscriber? Sign in</p></div>`;
       expect(at(doc(article(14, wall)))?.code).to.equal('PAYWALL_DETECTED');
