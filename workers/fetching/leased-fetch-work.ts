@@ -56,16 +56,22 @@ export interface FetchWorkDeps {
   proxies: ProxyRouteDeps;
 }
 
+/** Bytes of an HTML page's start decoded for the checks made on every page (walls, shells). */
+const PAGE_HEAD_BYTES = Math.max(SHELL_SCAN_BYTES, WALL_SCAN_CHARS);
+
+/** The start of an HTML page, decoded once for its checks; null for other content. */
+function pageHead(page: FetchedPage): string | null {
+  return page.contentType === 'text/html' ? decodeText(page.body.subarray(0, PAGE_HEAD_BYTES), page.charset) : null;
+}
+
 /** What a successful fetch is besides a page, for the control plane to act on (AttemptReport.classification). */
-export function classifyPage(page: FetchedPage, detectShells: boolean): string {
-  if (!detectShells || page.contentType !== 'text/html') return '';
-  return isJavaScriptShell(decodeText(page.body.subarray(0, SHELL_SCAN_BYTES), page.charset)) ? JS_SHELL : '';
+export function classifyPage(page: FetchedPage, detectShells: boolean, head: string | null = detectShells ? pageHead(page) : null): string {
+  return detectShells && head !== null && isJavaScriptShell(head) ? JS_SHELL : '';
 }
 
 /** The wall an HTML page puts in front of its content (a sign-in form, a captcha, a paywall), if any. */
-function wallOf(page: FetchedPage, requestedUrl: string): PageWall | null {
-  if (page.contentType !== 'text/html') return null;
-  return detectWall({ html: decodeText(page.body.subarray(0, WALL_SCAN_CHARS), page.charset), requestedUrl, finalUrl: page.finalUrl });
+function wallOf(page: FetchedPage, head: string | null, requestedUrl: string): PageWall | null {
+  return head === null ? null : detectWall({ html: head, requestedUrl, finalUrl: page.finalUrl });
 }
 
 function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
@@ -177,9 +183,10 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       const kind = documentKind(outcome.contentType, outcome.body);
       const refused = refusedByMode(task.mode, kind, outcome.contentType);
       if (refused) throw new AttemptFailure('UNSUPPORTED_CONTENT_TYPE', refused, report);
-      const wall = wallOf(outcome, task.url);
+      const head = pageHead(outcome);
+      const wall = wallOf(outcome, head, task.url);
       if (wall) throw new AttemptFailure(wall.code, wall.message, { ...report, escalate: wall.escalate, classification: wall.classification ?? '' });
-      return { input: { ...outcome, document: kind }, report: { ...report, classification: classifyPage(outcome, deps.detectShells) } };
+      return { input: { ...outcome, document: kind }, report: { ...report, classification: classifyPage(outcome, deps.detectShells, head) } };
     },
 
     async process(task, page, scope) {
