@@ -22,6 +22,8 @@ export interface OutboxRelayDeps {
 
 /** Events taken per transaction. */
 const RELAY_BATCH = 500;
+/** How long a pass waits after the notification that woke it, for the events committed just after. */
+const GATHER_MS = 20;
 /** The poll behind LISTEN: a notification lost with a dropped connection delays an event by at most this. */
 const POLL_MS = 1_000;
 
@@ -62,9 +64,11 @@ export async function relayOnce(deps: Omit<OutboxRelayDeps, 'deliveriesCreated'>
 }
 
 /**
- * Runs the relay: a pass at every outbox notification (a trigger notifies
- * at the commit of each statement that records events) and every second,
- * one pass at a time, passes repeated while batches come back full.
+ * Runs the relay: a pass shortly after an outbox notification (a trigger
+ * notifies at the commit of each statement that records events) and every
+ * second, one pass at a time, passes repeated while batches come back full.
+ * A batch that is not full took every event committed before it began; one
+ * committed since has notified, and that notification queues the next pass.
  */
 export async function startOutboxRelay(deps: OutboxRelayDeps): Promise<{ stop(): Promise<void>; wake(): void }> {
   const loadResult = storedResultLoader(deps.pool, deps.redis);
@@ -72,11 +76,18 @@ export async function startOutboxRelay(deps: OutboxRelayDeps): Promise<{ stop():
     async () => {
       const done = await relayOnce(deps, loadResult);
       if (done.deliveries > 0) deps.deliveriesCreated();
-      return done.events > 0;
+      return done.events === RELAY_BATCH;
     },
     (err) => deps.log.error({ err }, 'relaying events failed; the next pass retries'),
   );
-  const pass = passes.wake;
+  // Notifications arriving within GATHER_MS of the first share one pass: a job's start and end, a burst's events.
+  let gathering: NodeJS.Timeout | null = null;
+  const pass = () => {
+    gathering ??= setTimeout(() => {
+      gathering = null;
+      passes.wake();
+    }, GATHER_MS);
+  };
 
   let listener: pg.PoolClient | null = null;
   let closed = false;
@@ -111,6 +122,7 @@ export async function startOutboxRelay(deps: OutboxRelayDeps): Promise<{ stop():
     async stop() {
       closed = true;
       clearInterval(timer);
+      if (gathering) clearTimeout(gathering);
       await passes.stop();
       if (listener) {
         listener.removeAllListeners('notification');

@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { withTransaction } from '../../../control-plane/billing/ledger.js';
 import { renderEventBody } from '../../../control-plane/events/event-body.js';
-import { relayOnce } from '../../../control-plane/events/outbox-relay.js';
+import { relayOnce, startOutboxRelay } from '../../../control-plane/events/outbox-relay.js';
 import { recordEvent } from '../../../control-plane/events/record-event.js';
 import { settleJob } from '../../../control-plane/jobs/lifecycle.js';
 import { createLogger } from '../../../common/logger.js';
 import { natsNames } from '../../../common/nats-names.js';
 import { WEBHOOK_MAX_BODY_BYTES } from '../../../common/limits.js';
+import { eventually } from '../../support/webhooks.js';
 import { admitTestJob, createTestCaller, getControlPlaneServices, type ControlPlaneServices } from '../support/database.js';
 
 describe('the event outbox and its relay', function () {
@@ -73,6 +74,31 @@ describe('the event outbox and its relay', function () {
     const again = await services.js.publish(services.names.eventSubject('monitor.checked'), published.body, { msgID: published.id });
     expect(again.duplicate).to.equal(true);
     expect((await relayOnce(relay, noResult)).events).to.equal(0);
+  });
+
+  it('a running relay publishes every event: a commit of more than two batches, and commits close together', async () => {
+    const caller = await createTestCaller(services, 1_000_000);
+    let deliveriesCreated = 0;
+    const relay = await startOutboxRelay({ ...services, log, deliveriesCreated: () => void deliveriesCreated++ });
+    try {
+      await withTransaction(services.pool, async (client) => {
+        for (let i = 0; i < 1_100; i++) await recordEvent(client, { accountId: caller.accountId, type: 'monitor.checked', payload: { monitor_id: `bulk-${i}` } });
+      });
+      // Separate commits a few milliseconds apart, the last with a webhook to deliver to.
+      for (let i = 0; i < 5; i++) await recordEvent(services.pool, { accountId: caller.accountId, type: 'monitor.checked', payload: { monitor_id: `single-${i}` } });
+      await recordEvent(services.pool, { accountId: caller.accountId, type: 'monitor.checked', payload: { monitor_id: 'hooked' }, requestWebhook: { url: 'https://example.com/hook' } });
+      const published = async () => {
+        const { rows } = await services.pool.query<{ published: number; pending: number }>(
+          'SELECT count(*) FILTER (WHERE published_at IS NOT NULL)::int AS published, count(*) FILTER (WHERE published_at IS NULL)::int AS pending FROM event_outbox WHERE account_id = $1',
+          [caller.accountId],
+        );
+        return rows[0]!.pending === 0 ? rows[0]!.published : undefined;
+      };
+      expect(await eventually(published, 20_000, 'every event published')).to.equal(1_106);
+      await eventually(async () => (deliveriesCreated > 0 ? true : undefined), 5_000, 'the dispatcher woken for the new delivery');
+    } finally {
+      await relay.stop();
+    }
   });
 
   it('keeps a body under 1 MB: job.completed loses its content first, other events their data', async () => {
