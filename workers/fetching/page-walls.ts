@@ -54,7 +54,7 @@ export function detectWall(page: { html: string; requestedUrl: string; finalUrl:
   }
   const captcha = visibleText.length < CAPTCHA_WALL_TEXT_CHARS ? captchaWall(findCaptcha($)) : null;
   if (captcha) return captcha;
-  const paywall = paywallEvidence($, visibleText);
+  const paywall = paywallEvidence($, visibleText, html);
   if (paywall) return { code: 'PAYWALL_DETECTED', message: `The page is behind a paywall: ${paywall}`, escalate: false, classification: 'paywall' };
   return null;
 }

@@ -22,6 +22,8 @@ const WALL_NAMES = ['paywall', 'regwall', 'subscription-wall', 'subscriber-only'
  * little text.
  */
 export const PAYWALL_MARKS = new RegExp(['isAccessibleForFree[^<]{0,60}false', 'false[^<]{0,60}isAccessibleForFree', ...WALL_NAMES].join('|'), 'i');
+/** Any wall container's name in the markup (data-paywall included). */
+const WALL_NAME_HINT = new RegExp(WALL_NAMES.join('|'), 'i');
 const WALL_CONTAINERS = [...WALL_NAMES.flatMap((name) => [`[class*="${name}" i]`, `[id*="${name}" i]`]), '[data-paywall]'].join(', ');
 
 /** Calls to subscribe in order to read on: what a wall says, and what an article about subscriptions does not. */
@@ -46,12 +48,14 @@ function textUnder($: CheerioAPI, selector: string): number | null {
   }
 }
 
-/** Why the page is behind a paywall, or null. `visibleText` is the page's visible text, spaces collapsed. */
-export function paywallEvidence($: CheerioAPI, visibleText: string): string | null {
+/** Why the page is behind a paywall, or null. `visibleText` is the page's visible text, spaces collapsed; `markup` the HTML `$` was parsed from. */
+export function paywallEvidence($: CheerioAPI, visibleText: string, markup: string): string | null {
   const thin = visibleText.length < PAYWALL_TEASER_CHARS;
   const phrase = WALL_PHRASES.some((p) => p.test(visibleText));
-  const containers = $(WALL_CONTAINERS);
-  const walled = containers.length > 0;
+  // Matching every element against the containers' selectors is the check's dearest step; a page whose markup
+  // names no container has none.
+  const containers = WALL_NAME_HINT.test(markup) ? $(WALL_CONTAINERS) : null;
+  const walled = !!containers && containers.length > 0;
   const phraseInWall = walled && WALL_PHRASES.some((p) => p.test(containers.text()));
 
   const jsonLd = $('script[type="application/ld+json"]').text();
