@@ -8,8 +8,6 @@ import { CAPTCHA_CLASSIFICATION } from '../../common/tier-escalation.js';
 import { CRAWL_TIER } from '../../common/tiers.js';
 import { CrawlPageOutcomeSchema, type CrawlPageOutcome, type CrawlPageTask } from '../../proto/gen/trawl/v1/crawl_pb.js';
 import { BrowserOptionsSchema, PipelineOptionsSchema, type BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
-import { extractLinks } from '../discovery/link-extractor.js';
-import { decodeText } from '../fetching/charset.js';
 import type { FetchedPage, FetchOutcome } from '../fetching/fetch-result.js';
 import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipeline.js';
 import type { DomainLease } from '../runtime/domain-lease.js';
@@ -159,9 +157,9 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
       if (config.cache) await writeCachedPage(deps.redis, cacheKey, fetched, config.cache_ttl);
     }
     const followLinks = config.sitemap !== 'only' && page.depth < config.max_depth && /html/i.test(fetched.contentType);
-    const links = followLinks ? frontierLinks(extractLinks(decodeText(fetched.body, fetched.charset), fetched.finalUrl).links, page.depth, scope.rules) : [];
-    const result = await deps.pipelineSlots.run(() =>
-      deps.pipeline.process(
+    // The links are read in the pipeline's own parse of the page, on its thread.
+    const { result, links: found } = await deps.pipelineSlots.run(() =>
+      deps.pipeline.processPage(
       {
         bytes: fetched.body,
         charset: fetched.charset,
@@ -177,6 +175,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
           contentType: fetched.contentType,
           url: fetched.finalUrl,
           endpoint: 'scrape',
+          links: followLinks,
         },
         source: {
           url: page.url,
@@ -193,6 +192,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
       { deadlineMs: scope.deadlineMs },
       ),
     );
+    const links = found ? frontierLinks(found.links, page.depth, scope.rules) : [];
     const resultKey = deps.keys.crawlPageResult(scope.crawlId, digest);
     await deps.redis.set(resultKey, Buffer.from(result.buffer, result.byteOffset, result.byteLength), 'EX', deps.resultTtlSeconds);
     return create(CrawlPageOutcomeSchema, {

@@ -72,7 +72,24 @@ function resolveLink(href: string, base: string): string | null {
   return url.href;
 }
 
-export function extractLinks(html: string, pageUrl: string, options: LinkExtractionOptions = {}): ExtractedPage {
+/**
+ * The link reading as parser callbacks, so a pass that parses the page for
+ * something else (the content pipeline's tape) reads its links too. It sees
+ * every element, hidden ones included: a link a page hides is still a page
+ * of the site.
+ */
+export interface LinkCollector {
+  onopentag(name: string, attrs: Record<string, string>): void;
+  ontext(text: string): void;
+  onclosetag(name: string): void;
+  /** The links read, resolved against `<base href>` or `pageUrl`; call once the parse has ended. */
+  finish(pageUrl: string): ExtractedPage;
+}
+
+/** Parser options the collector's callbacks expect: entities decoded, tag and attribute names in lower case. */
+export const LINK_PARSER_OPTIONS = Object.freeze({ decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+
+export function createLinkCollector(options: LinkExtractionOptions = {}): LinkCollector {
   const maxLinks = options.maxLinks ?? LINK_EXTRACTION_LIMITS.maxLinks;
   const maxText = options.maxTextLength ?? LINK_EXTRACTION_LIMITS.maxTextLength;
   const raw: RawLink[] = [];
@@ -99,99 +116,102 @@ export function extractLinks(html: string, pageUrl: string, options: LinkExtract
     anchor = null;
   };
 
-  const parser = new Parser(
-    {
-      onopentag(name, attrs) {
-        switch (name) {
-          case 'a':
-            // Browsers end an open link when another starts.
-            closeAnchor();
-            if (attrs.href !== undefined) {
-              anchor = { href: attrs.href, text: '', source: 'anchor', rel: attrs.rel ?? '' };
-              anchorImageAlt = '';
-            }
-            break;
-          case 'area':
-            if (attrs.href !== undefined) push({ href: attrs.href, text: collapse(attrs.alt || attrs.title || ''), source: 'area', rel: attrs.rel ?? '' });
-            break;
-          case 'img':
-            if (anchor && attrs.alt) anchorImageAlt += ` ${attrs.alt}`;
-            break;
-          case 'base':
-            if (baseHref === null && attrs.href !== undefined) baseHref = attrs.href;
-            break;
-          case 'link': {
-            if (attrs.href === undefined) break;
-            const rel = relTokens(attrs.rel);
-            if (rel.includes('canonical') && canonicalHref === null) canonicalHref = attrs.href;
-            if (rel.includes('next')) push({ href: attrs.href, text: '', source: 'next', rel: attrs.rel ?? '' });
-            if (rel.includes('prev') || rel.includes('previous')) push({ href: attrs.href, text: '', source: 'prev', rel: attrs.rel ?? '' });
-            break;
-          }
-          case 'meta': {
-            const metaName = (attrs.name ?? '').toLowerCase();
-            if (metaName === 'description' && description === null) description = collapse(attrs.content ?? '') || null;
-            if (metaName === 'robots') {
-              const directives = (attrs.content ?? '').toLowerCase().split(/[\s,]+/);
-              if (directives.includes('nofollow') || directives.includes('none')) robots.nofollow = true;
-              if (directives.includes('noindex') || directives.includes('none')) robots.noindex = true;
-            }
-            break;
-          }
-          case 'title':
-            // An SVG `<title>` is a tooltip, not the page title.
-            if (title === null && svgDepth === 0) inTitle = true;
-            break;
-          case 'svg':
-            svgDepth++;
-            break;
-        }
-      },
-      ontext(text) {
-        if (anchor && anchor.text.length < maxText * 2) anchor.text += text;
-        if (inTitle) titleText += text;
-      },
-      onclosetag(name) {
-        if (name === 'a') {
-          closeAnchor();
-        } else if (name === 'title' && inTitle) {
-          inTitle = false;
-          title = collapse(titleText) || null;
-        } else if (name === 'svg' && svgDepth > 0) {
-          svgDepth--;
-        }
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
-  parser.end(html);
-  closeAnchor();
-
-  let base = pageUrl;
-  if (baseHref !== null) {
-    try {
-      base = new URL(baseHref, pageUrl).href;
-    } catch {
-      base = pageUrl;
-    }
-  }
-  const links: ExtractedLink[] = [];
-  for (const link of raw) {
-    const url = resolveLink(link.href, base);
-    if (url === null) continue;
-    links.push({
-      url,
-      text: link.text.slice(0, maxText),
-      source: link.source,
-      nofollow: robots.nofollow || relTokens(link.rel).includes('nofollow'),
-    });
-  }
   return {
-    links,
-    canonical: canonicalHref === null ? null : resolveLink(canonicalHref, base),
-    title,
-    description,
-    robots,
-    droppedLinks: dropped,
+    onopentag(name, attrs) {
+      switch (name) {
+        case 'a':
+          // Browsers end an open link when another starts.
+          closeAnchor();
+          if (attrs.href !== undefined) {
+            anchor = { href: attrs.href, text: '', source: 'anchor', rel: attrs.rel ?? '' };
+            anchorImageAlt = '';
+          }
+          break;
+        case 'area':
+          if (attrs.href !== undefined) push({ href: attrs.href, text: collapse(attrs.alt || attrs.title || ''), source: 'area', rel: attrs.rel ?? '' });
+          break;
+        case 'img':
+          if (anchor && attrs.alt) anchorImageAlt += ` ${attrs.alt}`;
+          break;
+        case 'base':
+          if (baseHref === null && attrs.href !== undefined) baseHref = attrs.href;
+          break;
+        case 'link': {
+          if (attrs.href === undefined) break;
+          const rel = relTokens(attrs.rel);
+          if (rel.includes('canonical') && canonicalHref === null) canonicalHref = attrs.href;
+          if (rel.includes('next')) push({ href: attrs.href, text: '', source: 'next', rel: attrs.rel ?? '' });
+          if (rel.includes('prev') || rel.includes('previous')) push({ href: attrs.href, text: '', source: 'prev', rel: attrs.rel ?? '' });
+          break;
+        }
+        case 'meta': {
+          const metaName = (attrs.name ?? '').toLowerCase();
+          if (metaName === 'description' && description === null) description = collapse(attrs.content ?? '') || null;
+          if (metaName === 'robots') {
+            const directives = (attrs.content ?? '').toLowerCase().split(/[\s,]+/);
+            if (directives.includes('nofollow') || directives.includes('none')) robots.nofollow = true;
+            if (directives.includes('noindex') || directives.includes('none')) robots.noindex = true;
+          }
+          break;
+        }
+        case 'title':
+          // An SVG `<title>` is a tooltip, not the page title.
+          if (title === null && svgDepth === 0) inTitle = true;
+          break;
+        case 'svg':
+          svgDepth++;
+          break;
+      }
+    },
+    ontext(text) {
+      if (anchor && anchor.text.length < maxText * 2) anchor.text += text;
+      if (inTitle) titleText += text;
+    },
+    onclosetag(name) {
+      if (name === 'a') {
+        closeAnchor();
+      } else if (name === 'title' && inTitle) {
+        inTitle = false;
+        title = collapse(titleText) || null;
+      } else if (name === 'svg' && svgDepth > 0) {
+        svgDepth--;
+      }
+    },
+    finish(pageUrl) {
+      closeAnchor();
+      let base = pageUrl;
+      if (baseHref !== null) {
+        try {
+          base = new URL(baseHref, pageUrl).href;
+        } catch {
+          base = pageUrl;
+        }
+      }
+      const links: ExtractedLink[] = [];
+      for (const link of raw) {
+        const url = resolveLink(link.href, base);
+        if (url === null) continue;
+        links.push({
+          url,
+          text: link.text.slice(0, maxText),
+          source: link.source,
+          nofollow: robots.nofollow || relTokens(link.rel).includes('nofollow'),
+        });
+      }
+      return {
+        links,
+        canonical: canonicalHref === null ? null : resolveLink(canonicalHref, base),
+        title,
+        description,
+        robots,
+        droppedLinks: dropped,
+      };
+    },
   };
+}
+
+export function extractLinks(html: string, pageUrl: string, options: LinkExtractionOptions = {}): ExtractedPage {
+  const collector = createLinkCollector(options);
+  new Parser(collector, LINK_PARSER_OPTIONS).end(html);
+  return collector.finish(pageUrl);
 }

@@ -6,6 +6,7 @@ import type { LlmConfig } from './llm-step.js';
 import { createPipelinePool } from './pipeline-pool.js';
 import type { ThreadTask } from './pipeline-thread.js';
 import { toStoredResult } from './stored-result.js';
+import type { ExtractedPage } from '../discovery/link-extractor.js';
 
 export interface ContentPipelineOptions {
   /** Threads converting documents at once; 0 or absent: one per CPU. */
@@ -23,6 +24,12 @@ export interface ContentPipeline {
    * under the LLM's own timeout. Throws a TrawlError with the public code.
    */
   process(document: ThreadTask, opts: { deadlineMs: number }): Promise<Uint8Array>;
+  /**
+   * As `process`, also answering the page's links when the input asks for
+   * them (`links: true`) and the document is an HTML page (else null): read
+   * in the conversion's own parse, resolved against the input's URL.
+   */
+  processPage(document: ThreadTask, opts: { deadlineMs: number }): Promise<{ result: Uint8Array; links: ExtractedPage | null }>;
   close(): Promise<void>;
 }
 
@@ -59,13 +66,15 @@ export function contentPipelineFromConfig(config: TrawlConfig, budgetMs = config
 /** The content pipeline of a worker process: created by the pools that process documents, closed when they stop. */
 export function createContentPipeline(options: ContentPipelineOptions): ContentPipeline {
   const pool = createPipelinePool({ ...(options.threads ? { threads: options.threads } : {}), budgetMs: options.budgetMs });
+  async function processPage(document: ThreadTask, opts: { deadlineMs: number }): Promise<{ result: Uint8Array; links: ExtractedPage | null }> {
+    const done = await pool.run({ ...document, bytes: ownBytes(document.bytes) }, opts);
+    if (done.kind === 'result') return { result: done.result, links: done.links ?? null };
+    const output = await completeWithLlm(done.processed, document.input.formats, options.llm);
+    return { result: toStoredResult(output, document.source, done.document), links: done.processed.links ?? null };
+  }
   return {
-    async process(document, opts) {
-      const done = await pool.run({ ...document, bytes: ownBytes(document.bytes) }, opts);
-      if (done.kind === 'result') return done.result;
-      const output = await completeWithLlm(done.processed, document.input.formats, options.llm);
-      return toStoredResult(output, document.source, done.document);
-    },
+    processPage,
+    process: async (document, opts) => (await processPage(document, opts)).result,
     close: () => pool.close(),
   };
 }

@@ -7,6 +7,7 @@ import { askLlm, type LlmConfig, type LlmRequest } from './llm-step.js';
 import { buildOutputs, llmRequest, ragChunks } from './outputs.js';
 import { shapeContent } from './content-shape.js';
 import { buildSectionTree, matchJsonBody, validateExtractionSchema } from './structured/index.js';
+import type { ExtractedPage } from '../discovery/link-extractor.js';
 
 export interface PipelineConfig {
   llm: LlmConfig;
@@ -28,6 +29,8 @@ export interface PipelineInput {
   endpoint?: 'scrape' | 'extract';
   /** The extract endpoint answers a schema or prompt in its json format. */
   jsonIsFiltered?: boolean;
+  /** Also read an HTML page's links for discovery (a crawl), in the conversion's own parse. */
+  links?: boolean;
 }
 
 export interface PipelineOutput {
@@ -42,8 +45,11 @@ export interface PipelineOutput {
   modelUsed?: string;
 }
 
-/** The CPU part's output; `llm` is set when an extraction_prompt still has to be asked (see completeWithLlm). */
-export type ProcessedDocument = PipelineOutput & { llm?: LlmRequest };
+/**
+ * The CPU part's output; `llm` is set when an extraction_prompt still has to be asked (see completeWithLlm);
+ * `links` when they were asked for and the document is an HTML page.
+ */
+export type ProcessedDocument = PipelineOutput & { llm?: LlmRequest; links?: ExtractedPage };
 
 function isJsonType(contentType: string): boolean {
   return contentType === 'application/json' || contentType.endsWith('+json') || contentType === 'json';
@@ -112,7 +118,7 @@ function convert(input: PipelineInput): { result: ContentResult; html: string | 
   if (type === 'markdown' || type === 'text/markdown') return { result: convertMarkdown(input.body, input.url), html: null };
   if (type === 'text' || type === 'text/plain') return { result: convertText(input.body), html: null };
   const body = limitNesting(input.body);
-  return { result: convertHtml(body, { url: input.url, onlyMainContent: input.onlyMainContent }), html: body };
+  return { result: convertHtml(body, { url: input.url, onlyMainContent: input.onlyMainContent, links: input.links === true }), html: body };
 }
 
 /**
@@ -137,6 +143,7 @@ export function processDocument(input: PipelineInput): ProcessedDocument {
     ...(outputs.evidence ? { evidence: outputs.evidence } : {}),
     extractionMethod: outputs.extractionMethod,
     ...(outputs.llm ? { llm: outputs.llm } : {}),
+    ...(result.links ? { links: result.links } : {}),
   };
 }
 

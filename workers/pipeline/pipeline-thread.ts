@@ -7,6 +7,7 @@ import { processDocument, type PipelineInput, type ProcessedDocument } from './i
 import type { LlmRequest } from './llm-step.js';
 import { pdfToHtml } from './pdf/pdf-to-html.js';
 import { toStoredResult, type ResultSource } from './stored-result.js';
+import type { ExtractedPage } from '../discovery/link-extractor.js';
 
 /** A document as bytes in a known charset, moved (not copied) to the thread, which decodes it once. */
 export interface ThreadTask {
@@ -24,12 +25,12 @@ export interface ThreadTask {
  * document when the result must carry it), or a failure with its public code.
  */
 export type ThreadResult =
-  | { kind: 'result'; result: Uint8Array }
+  | { kind: 'result'; result: Uint8Array; links?: ExtractedPage }
   | { kind: 'llm'; processed: ProcessedDocument & { llm: LlmRequest }; document: string }
   | { kind: 'failed'; code: string; message: string; details?: Record<string, unknown> };
 
-function moved(result: Uint8Array): ThreadResult {
-  const value: ThreadResult = { kind: 'result', result };
+function moved(result: Uint8Array, links: ExtractedPage | undefined): ThreadResult {
+  const value: ThreadResult = { kind: 'result', result, ...(links ? { links } : {}) };
   return move({
     get [transferableSymbol]() {
       return [result.buffer];
@@ -47,7 +48,7 @@ function failed(err: unknown): ThreadResult {
 function processText(task: ThreadTask, body: string): ThreadResult {
   const processed = processDocument({ ...task.input, body });
   if (processed.llm) return { kind: 'llm', processed: processed as ProcessedDocument & { llm: LlmRequest }, document: task.source.includeRawHtml ? body : '' };
-  return moved(toStoredResult(processed, task.source, body));
+  return moved(toStoredResult(processed, task.source, body), processed.links);
 }
 
 /** A PDF is read into HTML first (whole: a document has no boilerplate to leave out), then processed like a page. */

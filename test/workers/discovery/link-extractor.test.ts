@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import { readFileSync, readdirSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { extractLinks } from '../../../workers/discovery/link-extractor.js';
+import { convertHtml } from '../../../workers/pipeline/content/index.js';
 
 const PAGE = 'https://e.test/docs/page.html';
 
@@ -92,4 +95,35 @@ describe('discovery/link extractor', () => {
       'https://e.test/ok',
     ]);
   });
+
+  describe('read in the content pipeline\'s own parse', () => {
+    it('finds what a parse of its own finds, hidden links and those in cut boilerplate included', () => {
+      const html = `<html><head><base href="/root/"><title>T</title><meta name="description" content="D"><link rel="canonical" href="/c"><link rel="next" href="p2"></head>
+        <body><nav><a href="/nav">Nav</a></nav><div hidden><a href="/hidden">Hidden</a></div><div style="display:none"><a href="/styled">S</a></div>
+        <article><h1>Title</h1><p>Body text of the article, long enough to be the main content of this page.</p><a href="in"><img alt="Picture"></a></article>
+        <svg><title>Icon</title><a href="/in-svg">svg link</a></svg><script>var a = '<a href="/not-a-link">';</script><footer><a href="mailto:x@e.test">Mail</a><a href="/foot" rel="nofollow">Foot</a></footer></body></html>`;
+      const own = extractLinks(html, PAGE);
+      const viaPipeline = convertHtml(html, { url: PAGE, onlyMainContent: true, links: true });
+      expect(viaPipeline.links).to.deep.equal(own);
+      expect(own.links.map((l) => l.url)).to.include.members(['https://e.test/nav', 'https://e.test/hidden', 'https://e.test/styled', 'https://e.test/root/in', 'https://e.test/in-svg']);
+      // The conversion itself is what it was: the main content only.
+      expect(viaPipeline.markdown).to.include('Body text of the article').and.not.include('Nav');
+    });
+
+    it('agrees with a parse of its own on every real page of the extraction set', () => {
+      const dir = new URL('../../../../shared/data/extraction/html/', import.meta.url);
+      const files = readdirSync(dir).filter((f) => f.endsWith('.html.gz')).slice(0, 60);
+      expect(files.length).to.be.greaterThan(10);
+      for (const file of files) {
+        const html = gunzipSync(readFileSync(new URL(file, dir))).toString('utf8');
+        const url = `https://pages.test/${file.replace('.html.gz', '')}/index.html`;
+        expect(convertHtml(html, { url, links: true }).links, file).to.deep.equal(extractLinks(html, url));
+      }
+    });
+
+    it('is not read unless asked for', () => {
+      expect(convertHtml('<a href="/x">x</a>', { url: PAGE }).links).to.equal(undefined);
+    });
+  });
 });
+

@@ -64,6 +64,16 @@ describe('pipeline/content pipeline on threads', function () {
     expect(result.content?.kind).to.deep.equal({ case: 'stringValue', value: 'Café crème' });
   });
 
+  it('answers an HTML page\'s links with its result when asked, read on the thread in the same parse', async () => {
+    const page = '<title>Links</title><nav><a href="/a">A</a></nav><div hidden><a href="b#top">B</a></div><p>Text of the page.</p>';
+    const asked = await pipeline.processPage(task(page, { links: true, url: 'https://pool.example/dir/' }), { deadlineMs: Date.now() + 10_000 });
+    expect(asked.links?.links.map((l) => l.url)).to.deep.equal(['https://pool.example/a', 'https://pool.example/dir/b']);
+    expect(asked.links?.title).to.equal('Links');
+    expect(decode(asked.result).content?.kind).to.deep.equal({ case: 'stringValue', value: 'Text of the page.' });
+    expect((await pipeline.processPage(task(page), { deadlineMs: Date.now() + 10_000 })).links).to.equal(null);
+    expect((await pipeline.processPage(task('# Not a page [x](/x)', { links: true, contentType: 'markdown' }), { deadlineMs: Date.now() + 10_000 })).links).to.equal(null);
+  });
+
   it('leaves a document whose bytes share a larger buffer usable by their owner', async () => {
     const shared = Buffer.from('xxxx<p>inside</p>yyyy');
     const view = shared.subarray(4, shared.length - 4);

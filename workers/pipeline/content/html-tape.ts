@@ -1,6 +1,7 @@
 import { Parser } from 'htmlparser2';
 import { BLOCK, FALLBACK, PARAGRAPH, SKIP, VOID, tagKind } from './tag-kinds.js';
 import { classifyAttributes } from './boilerplate-patterns.js';
+import type { LinkCollector } from '../../discovery/link-extractor.js';
 
 /**
  * A page recorded once from htmlparser2's callbacks: a flat event tape
@@ -89,8 +90,11 @@ function isHidden(attribs: Record<string, string>): boolean {
 /**
  * `forSelection: false` skips what only main-content selection uses (class,
  * id and role words, text statistics): a full-page conversion needs neither.
+ * `links`, when given, is told of every element and text of the page as it
+ * is parsed (skipped and hidden ones too), so discovery reads the page's
+ * links in this same pass.
  */
-export function recordTape(html: string, forSelection = true): Tape {
+export function recordTape(html: string, forSelection = true, links?: LinkCollector): Tape {
   const tape: Tape = {
     ops: [],
     texts: [],
@@ -124,6 +128,7 @@ export function recordTape(html: string, forSelection = true): Tape {
   const parser = new Parser(
     {
       onopentag(name, attribs) {
+        links?.onopentag(name, attribs);
         if (name === 'svg' || name === 'math') svgDepth++;
         if (svgDepth === 0) {
           if (name === 'meta') collectMeta(head, attribs);
@@ -172,6 +177,7 @@ export function recordTape(html: string, forSelection = true): Tape {
         if (name === 'a') linkDepth++;
       },
       ontext(data) {
+        links?.ontext(data);
         if (titleDepth > 0) titleText += data;
         if (skipDepth > 0 || stack.length === 0) return;
         if (data.length === 0) return;
@@ -205,6 +211,7 @@ export function recordTape(html: string, forSelection = true): Tape {
         }
       },
       onclosetag(name) {
+        links?.onclosetag(name);
         if (name === 'svg' || name === 'math') svgDepth = Math.max(0, svgDepth - 1);
         if (name === 'title' && titleDepth > 0) {
           titleDepth--;

@@ -5,11 +5,14 @@ import { renderHtml } from './html-emitter.js';
 import { pageMetadata } from './page-metadata.js';
 import { createUrlResolver } from './url-resolver.js';
 import { markdownDocument, textDocument } from './plain-input.js';
+import { createLinkCollector, type ExtractedPage } from '../../discovery/link-extractor.js';
 
 export interface ContentOptions {
   url: string;
   /** Keep only the main content (the default), or convert the whole page. */
   onlyMainContent?: boolean;
+  /** Also read the page's links for discovery, in the same parse. */
+  links?: boolean;
 }
 
 export interface ContentResult {
@@ -18,11 +21,14 @@ export interface ContentResult {
   html: string;
   title: string;
   metadata: Record<string, string>;
+  /** The page's links, resolved against the page URL, when asked for. */
+  links?: ExtractedPage;
 }
 
-/** Markdown, text and cleaned HTML of a page from one parse. */
+/** Markdown, text and cleaned HTML of a page (and its links, when asked for) from one parse. */
 export function convertHtml(html: string, options: ContentOptions): ContentResult {
-  const tape = recordTape(html, options.onlyMainContent !== false);
+  const collector = options.links ? createLinkCollector() : undefined;
+  const tape = recordTape(html, options.onlyMainContent !== false, collector);
   const urls = createUrlResolver(options.url, tape.head.baseHref);
   const selection = options.onlyMainContent === false ? selectFullPage(tape) : selectMainContent(tape);
   const { title, metadata } = pageMetadata(tape.head, urls);
@@ -42,6 +48,7 @@ export function convertHtml(html: string, options: ContentOptions): ContentResul
     },
     title,
     metadata,
+    ...(collector ? { links: collector.finish(options.url) } : {}),
   };
 }
 
