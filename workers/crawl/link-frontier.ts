@@ -12,6 +12,8 @@ export const NEUTRAL_SCORE = 0.5;
 const KEYWORD_WEIGHT = 0.4;
 const BOOST = 0.3;
 const DEMOTE = 0.4;
+/** Found URLs a crawl's rules remember their judgement of, in each worker process. */
+const JUDGED_LIMIT = 50_000;
 
 /**
  * What a crawl's configuration says about URLs it finds: whether they belong
@@ -20,6 +22,12 @@ const DEMOTE = 0.4;
  */
 export interface CrawlRules {
   admits(url: string): boolean;
+  /**
+   * A found link's URL normalised when the crawl admits it, else null. A
+   * crawl meets the same links (its navigation) on page after page, so each
+   * URL is judged once and remembered (up to JUDGED_LIMIT at a time).
+   */
+  admitted(url: string): string | null;
   /**
    * 0 to 1: 0.5, plus up to 0.4 for the `priority.keywords` matching the
    * path or anchor text (the map's relevance score), plus 0.3 on a boost
@@ -36,8 +44,20 @@ export function crawlRules(config: CrawlConfig): CrawlRules {
   const boost = (config.priority?.boost_patterns ?? []).map(compilePathGlob);
   const demote = (config.priority?.demote_patterns ?? []).map(compilePathGlob);
   const budget = budgetMatcher(config.budget);
+  const admits = (url: string) => scope.contains(url) && paths.allows(url);
+  const judged = new Map<string, string | null>();
   return {
-    admits: (url) => scope.contains(url) && paths.allows(url),
+    admits,
+    admitted(url) {
+      let normalized = judged.get(url);
+      if (normalized === undefined) {
+        const candidate = normalizeUrl(url);
+        normalized = candidate !== null && admits(candidate) ? candidate : null;
+        if (judged.size >= JUDGED_LIMIT) judged.clear();
+        judged.set(url, normalized);
+      }
+      return normalized;
+    },
     score(url, anchorText) {
       if (!keywords && boost.length === 0 && demote.length === 0) return NEUTRAL_SCORE;
       const path = matchablePath(url);
@@ -55,8 +75,8 @@ export function crawlRules(config: CrawlConfig): CrawlRules {
 export function frontierLinks(links: readonly ExtractedLink[], depth: number, rules: CrawlRules): DiscoveredLink[] {
   const byUrl = new Map<string, string[]>();
   for (const link of links) {
-    const url = normalizeUrl(link.url);
-    if (url === null || !rules.admits(url)) continue;
+    const url = rules.admitted(link.url);
+    if (url === null) continue;
     const texts = byUrl.get(url);
     if (texts) {
       if (link.text && texts.length < 10) texts.push(link.text);

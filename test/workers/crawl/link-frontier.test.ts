@@ -50,6 +50,18 @@ describe('crawl/link-frontier', () => {
     expect(subdomains.map((l) => l.url)).to.include('https://api.docs.example.com/ref');
   });
 
+  it('judges a URL met on many pages the same way every time, the same as normalising and scoping it', () => {
+    const rules = crawlRules(config({ exclude_patterns: ['/private/**'] }));
+    for (let page = 0; page < 3; page++) {
+      expect(rules.admitted('https://docs.example.com/guide/install?utm_source=x#top')).to.equal('https://docs.example.com/guide/install');
+      expect(rules.admitted('https://docs.example.com/private/area')).to.equal(null);
+      expect(rules.admitted('https://other.example/x')).to.equal(null);
+    }
+    // Links found on later pages still join once per page, the remembered judgement included.
+    expect(frontierLinks(links, 0, rules).map((l) => l.url)).to.deep.equal(['https://docs.example.com/guide/install', 'https://docs.example.com/blog/news']);
+    expect(frontierLinks(links, 0, rules).map((l) => l.url)).to.deep.equal(['https://docs.example.com/guide/install', 'https://docs.example.com/blog/news']);
+  });
+
   it('scores by keywords in path and anchor text, boost and demote patterns, within 0 and 1', () => {
     const rules = crawlRules(config({ priority: { keywords: ['install'], boost_patterns: ['/guide/**'], demote_patterns: ['/blog/**'] } }));
     const install = rules.score('https://docs.example.com/guide/install', 'Install guide');
