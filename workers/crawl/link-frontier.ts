@@ -21,7 +21,6 @@ const JUDGED_LIMIT = 50_000;
  * score and their budget pattern.
  */
 export interface CrawlRules {
-  admits(url: string): boolean;
   /**
    * A found link's URL normalised when the crawl admits it, else null. A
    * crawl meets the same links (its navigation) on page after page, so each
@@ -47,7 +46,6 @@ export function crawlRules(config: CrawlConfig): CrawlRules {
   const admits = (url: string) => scope.contains(url) && paths.allows(url);
   const judged = new Map<string, string | null>();
   return {
-    admits,
     admitted(url) {
       let normalized = judged.get(url);
       if (normalized === undefined) {

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { readFileSync, readdirSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { extractLinks } from '../../../workers/discovery/link-extractor.js';
 import { convertHtml } from '../../../workers/pipeline/content/index.js';
+import { extractionPageFiles, readExtractionPage } from '../../fixtures/extraction-pages.js';
 
 const PAGE = 'https://e.test/docs/page.html';
 
@@ -111,11 +110,10 @@ describe('discovery/link extractor', () => {
     });
 
     it('agrees with a parse of its own on every real page of the extraction set', () => {
-      const dir = new URL('../../../../shared/data/extraction/html/', import.meta.url);
-      const files = readdirSync(dir).filter((f) => f.endsWith('.html.gz')).slice(0, 60);
+      const files = extractionPageFiles().slice(0, 60);
       expect(files.length).to.be.greaterThan(10);
       for (const file of files) {
-        const html = gunzipSync(readFileSync(new URL(file, dir))).toString('utf8');
+        const html = readExtractionPage(file);
         const url = `https://pages.test/${file.replace('.html.gz', '')}/index.html`;
         expect(convertHtml(html, { url, links: true }).links, file).to.deep.equal(extractLinks(html, url));
       }

@@ -1,13 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { parseDocument } from 'htmlparser2';
-import { ROOT } from '../../../deploy/local/processes.js';
 import { runPipeline } from '../../../workers/pipeline/index.js';
 import { limitMarkdownNesting, limitNesting, MAX_MARKDOWN_INDENT, MAX_MARKDOWN_QUOTE_DEPTH } from '../../../workers/pipeline/nesting-guard.js';
+import { extractionPageFiles, readExtractionPage } from '../../fixtures/extraction-pages.js';
 
-const PAGES = path.join(ROOT, '../shared/data/extraction/html');
 const noLlm = { llm: { baseUrl: '', apiKey: '', model: 'none', timeoutMs: 1_000 } };
 
 function maxDepthOf(html: string): number {
@@ -22,10 +18,10 @@ function maxDepthOf(html: string): number {
 
 describe('pipeline/nesting guard', () => {
   it('returns every page of the shared extraction set unchanged (the same string)', () => {
-    const files = readdirSync(PAGES).filter((f) => f.endsWith('.html.gz'));
+    const files = extractionPageFiles();
     expect(files.length).to.be.greaterThan(100);
     for (const file of files) {
-      const html = gunzipSync(readFileSync(path.join(PAGES, file))).toString('utf8');
+      const html = readExtractionPage(file);
       expect(limitNesting(html) === html, file).to.equal(true);
     }
   });

@@ -1,7 +1,7 @@
 import { Parser } from 'htmlparser2';
 import { BLOCK, FALLBACK, PARAGRAPH, SKIP, VOID, tagKind } from './tag-kinds.js';
 import { classifyAttributes } from './boilerplate-patterns.js';
-import type { LinkCollector } from '../../discovery/link-extractor.js';
+import { LINK_PARSER_OPTIONS, type LinkCollector } from '../../discovery/link-extractor.js';
 
 /**
  * A page recorded once from htmlparser2's callbacks: a flat event tape
@@ -238,7 +238,8 @@ export function recordTape(html: string, forSelection = true, links?: LinkCollec
         }
       },
     },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+    // The options the link collector's callbacks expect, which the tape's own reading shares.
+    LINK_PARSER_OPTIONS,
   );
   parser.end(html);
   return tape;

@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
+import { existsSync } from 'node:fs';
 import {
   applyProfile,
   buildJsonOutput,
@@ -10,12 +8,10 @@ import {
   extractStructuredData,
   matchSchema,
 } from '../../../../workers/pipeline/structured/index.js';
-
-// Shared reference pages, read in place (never copied into the repository).
-const DIR = fileURLToPath(new URL('../../../../../shared/data/extraction/html/', import.meta.url));
+import { EXTRACTION_HTML_DIR as DIR, extractionPageFiles, readExtractionPage } from '../../../fixtures/extraction-pages.js';
 
 function realPage(name: string): string {
-  return gunzipSync(readFileSync(`${DIR}${name}.html.gz`)).toString('utf8');
+  return readExtractionPage(`${name}.html.gz`);
 }
 
 describe('structured/real pages', () => {
@@ -71,10 +67,10 @@ describe('structured/real pages', () => {
   });
 
   it('handles a sample of pages without throwing, with a title and parsed JSON-LD wherever present', () => {
-    const names = readdirSync(DIR).filter((f) => f.endsWith('.html.gz')).sort().filter((_, i) => i % 10 === 0);
+    const names = extractionPageFiles().filter((_, i) => i % 10 === 0);
     expect(names.length).to.be.greaterThan(40);
     for (const file of names) {
-      const html = gunzipSync(readFileSync(`${DIR}${file}`)).toString('utf8');
+      const html = readExtractionPage(file);
       const data = extractStructuredData(html, `https://example.org/${file}`);
       const out = buildJsonOutput(data);
       const blocks = (html.match(/<script[^>]+application\/ld\+json/gi) ?? []).length;
