@@ -38,6 +38,26 @@ function frontierUrls(links: readonly DiscoveredLink[], maxDepth: number) {
 }
 
 /**
+ * The seeds and the links found by the report's pages that were applied and succeeded, in page order: a page's
+ * links written out in full, then those it names in the report's link table (each entry once, at its first use).
+ */
+export function foundLinks(report: CrawlBatchReport, appliedUrls: ReadonlySet<string>): DiscoveredLink[] {
+  const links: DiscoveredLink[] = [...report.seeds];
+  const taken = new Uint8Array(report.links.length);
+  for (const p of report.pages) {
+    if (!appliedUrls.has(p.url) || !p.ok) continue;
+    links.push(...p.links);
+    for (const at of p.linkRefs) {
+      const link = report.links[at];
+      if (link === undefined || taken[at] === 1) continue;
+      taken[at] = 1;
+      links.push(link);
+    }
+  }
+  return links;
+}
+
+/**
  * Applies what a crawl worker did with a batch, in one transaction under the
  * crawl's lock: each page still claimed by the batch is finished once and
  * charged at its tier (a cached page is free, a failed one is not charged,
@@ -71,9 +91,7 @@ export async function applyCrawlReport(pool: pg.Pool, report: CrawlBatchReport, 
     const appliedUrls = new Set(applied.map((p) => p.url));
     const changes = tracked ? await recordPageChanges(client, tracked, applied.filter((p) => p.status === 'completed').map((p) => p.url)) : new Map<string, PageChangeEvent>();
 
-    const links: DiscoveredLink[] = [...report.seeds];
-    for (const p of report.pages) if (appliedUrls.has(p.url) && p.ok) links.push(...p.links);
-    await addToFrontier(client, crawl.id, frontierUrls(links, crawl.max_depth));
+    await addToFrontier(client, crawl.id, frontierUrls(foundLinks(report, appliedUrls), crawl.max_depth));
 
     const tiers: Record<string, number> = {};
     let used = 0;

@@ -8,6 +8,7 @@ import { discoverSite } from '../map/discover.js';
 import { createMapFetch } from '../map/map-fetch.js';
 import type { PoolHandler } from '../runtime/pool-runtime.js';
 import { crawlRules, type CrawlRules } from './link-frontier.js';
+import { LinkTable } from './link-table.js';
 import { crawlPage, type CrawlScope, type PageCrawlDeps } from './page-crawler.js';
 import { createSlots, type Slots } from './slots.js';
 
@@ -93,7 +94,7 @@ export function createCrawlBatchHandler(deps: CrawlBatchDeps): PoolHandler<Task>
       const deadlineMs = Number(batch.deadlineUnixMs);
       const stop = new AbortController();
       const timer = setTimeout(() => stop.abort(), Math.max(0, deadlineMs - Date.now()));
-      const scope: CrawlScope = { crawlId: batch.crawlId, accountId: batch.accountId, config, rules, deadlineMs, signal: stop.signal, tiers: batch.tiers };
+      const scope: CrawlScope = { crawlId: batch.crawlId, accountId: batch.accountId, config, rules, deadlineMs, signal: stop.signal, tiers: batch.tiers, links: new LinkTable() };
       try {
         const seed = batch.seed ? await seedUrls(batch, config, rules, deps, stop.signal) : null;
         const outcomes = await Promise.all(
@@ -105,6 +106,7 @@ export function createCrawlBatchHandler(deps: CrawlBatchDeps): PoolHandler<Task>
           batchId: batch.batchId,
           workerId: deps.pages.workerId,
           pages,
+          links: scope.links.links,
           seeds: seed?.seeds ?? [],
           sitemapFound: seed?.sitemapFound ?? false,
           ...(seed?.crawlDelay !== undefined ? { crawlDelay: seed.crawlDelay } : {}),

@@ -1,11 +1,10 @@
 import { budgetMatcher, type CrawlConfig } from '../../common/crawl-config.js';
 import { compilePathGlob, matchablePath, PathFilter } from '../../common/path-globs.js';
 import { normalizeUrl } from '../../common/url-normalizer.js';
-import { create } from '@bufbuild/protobuf';
-import { DiscoveredLinkSchema, type DiscoveredLink } from '../../proto/gen/trawl/v1/crawl_pb.js';
 import { DomainScope } from '../discovery/domain-scope.js';
 import type { ExtractedLink } from '../discovery/link-extractor.js';
 import { relevanceScore } from '../discovery/relevance.js';
+import type { FrontierLink } from './link-table.js';
 
 /** A URL's priority without a `priority` object: every page alike, so the frontier runs breadth-first. */
 export const NEUTRAL_SCORE = 0.5;
@@ -70,7 +69,7 @@ export function crawlRules(config: CrawlConfig): CrawlRules {
 }
 
 /** The links of a page that join the frontier: normalised, in the crawl's scope, each once, one level deeper. */
-export function frontierLinks(links: readonly ExtractedLink[], depth: number, rules: CrawlRules): DiscoveredLink[] {
+export function frontierLinks(links: readonly ExtractedLink[], depth: number, rules: CrawlRules): FrontierLink[] {
   const byUrl = new Map<string, string[]>();
   for (const link of links) {
     const url = rules.admitted(link.url);
@@ -80,7 +79,5 @@ export function frontierLinks(links: readonly ExtractedLink[], depth: number, ru
       if (link.text && texts.length < 10) texts.push(link.text);
     } else byUrl.set(url, link.text ? [link.text] : []);
   }
-  return [...byUrl].map(([url, texts]) =>
-    create(DiscoveredLinkSchema, { url, depth: depth + 1, score: rules.score(url, texts.join('\n')), source: 'link', budgetKey: rules.budgetKey(url) ?? '' }),
-  );
+  return [...byUrl].map(([url, texts]) => ({ url, depth: depth + 1, score: rules.score(url, texts.join('\n')), source: 'link', budgetKey: rules.budgetKey(url) ?? '' }));
 }

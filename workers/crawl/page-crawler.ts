@@ -13,6 +13,7 @@ import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipelin
 import type { DomainLease } from '../runtime/domain-lease.js';
 import type { HostPacing } from './host-pacing.js';
 import { frontierLinks, type CrawlRules } from './link-frontier.js';
+import type { LinkTable } from './link-table.js';
 import { readCachedPage, writeCachedPage } from './page-cache.js';
 import type { RobotsCache } from './robots-cache.js';
 import type { Slots } from './slots.js';
@@ -46,6 +47,8 @@ export interface CrawlScope {
   signal: AbortSignal;
   /** The crawl's tier plan (CrawlBatchTask.tiers): where a page starts and how far it may escalate. */
   tiers: readonly string[];
+  /** The batch report's links: each page's found links are named by their positions in it. */
+  links: LinkTable;
 }
 
 /** Formats of a crawl page when the request names none. */
@@ -192,7 +195,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
       { deadlineMs: scope.deadlineMs },
       ),
     );
-    const links = found ? frontierLinks(found.links, page.depth, scope.rules) : [];
+    const linkRefs = found ? scope.links.refs(frontierLinks(found.links, page.depth, scope.rules)) : [];
     const resultKey = deps.keys.crawlPageResult(scope.crawlId, digest);
     await deps.redis.set(resultKey, Buffer.from(result.buffer, result.byteOffset, result.byteLength), 'EX', deps.resultTtlSeconds);
     return create(CrawlPageOutcomeSchema, {
@@ -202,7 +205,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
       tier,
       resultKey,
       cached,
-      links,
+      linkRefs,
       fetchMs: BigInt(Date.now() - started),
     });
   } catch (err) {
