@@ -61,6 +61,8 @@ export const CRAWL_LIMITS = Object.freeze({
   leaseMs: 60_000,
   /** Pages a crawl worker fetches at once, over all its batches. */
   workerConcurrency: 64,
+  /** How long a crawl worker keeps a host's released concurrency slot for its next page of that host (DomainLeaseOptions.lingerMs). */
+  domainSlotLingerMs: 50,
   /** Retries of a page answered 429 or 503 before it fails. */
   backoffRetries: 3,
   /** Stream (SSE) connection: heartbeat interval and longest connection. */

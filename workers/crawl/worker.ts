@@ -35,7 +35,12 @@ await runPoolProcess(CRAWL_POOL, ({ config, redis, keys, workerId, js, names }) 
         fetchers,
         robots: createRobotsCache(fetchers, config.worker.userAgent),
         pacing: createHostPacing(redis, keys.crawlHostPace),
-        lease: createDomainLease(redis, { limit: config.worker.domainConcurrency, ttlMs: config.worker.domainLeaseTtlMs, keyPrefix: keys.domainLeasePrefix }),
+        lease: createDomainLease(redis, {
+          limit: config.worker.domainConcurrency,
+          ttlMs: config.worker.domainLeaseTtlMs,
+          keyPrefix: keys.domainLeasePrefix,
+          lingerMs: CRAWL_LIMITS.domainSlotLingerMs,
+        }),
         pipeline,
         pipelineSlots: createSlots(config.worker.pipelineThreads || availableParallelism()),
         redis,

@@ -20,6 +20,13 @@ export interface DomainLeaseOptions {
   ttlMs: number;
   /** Prepended to every key, e.g. `trawl:domain-lease:`. */
   keyPrefix: string;
+  /**
+   * How long a released slot stays with this process, for its next acquire of the same domain, before it is
+   * given back to Redis (0, the default: at once). A crawl fetching page after page of one site then takes each
+   * slot over from the page before without two round trips to Redis; other processes see it free up to this
+   * much later. A slot taken over keeps the holder id it was first acquired with.
+   */
+  lingerMs?: number;
 }
 
 export interface Lease {
@@ -78,16 +85,19 @@ export function domainKey(domain: string): string {
 const BACKOFF_START_MS = 25;
 const BACKOFF_MAX_MS = 1_000;
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Sleeps for ms, or until the signal aborts or `wake` (handed to onWake) is called. */
+function sleep(ms: number, signal?: AbortSignal, onWake?: (wake: () => void) => () => void): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', done);
+      forget?.();
       resolve();
     };
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
+    const forget = onWake?.(done);
   });
 }
 
@@ -104,27 +114,95 @@ function leaseCommands(redis: Redis): LeaseCommands {
   return redis as unknown as LeaseCommands;
 }
 
+/** A released slot this process still holds for its next acquire of the domain. */
+interface ParkedSlot {
+  holderId: string;
+  /** When the slot ends unless refreshed, by this process's clock (acquired or refreshed + ttlMs). */
+  heldUntil: number;
+  timer: NodeJS.Timeout;
+}
+
 export function createDomainLease(redis: Redis, opts: DomainLeaseOptions): DomainLease {
   if (!(opts.limit >= 1) || !(opts.ttlMs >= 1)) throw new Error('A domain lease needs a limit and a ttl of at least 1');
   const ttl = String(Math.ceil(opts.ttlMs));
   const limit = String(opts.limit);
   const scripts = leaseCommands(redis);
+  const lingerMs = Math.max(0, opts.lingerMs ?? 0);
+  /** Released slots waiting for their next holder, by domain key. */
+  const parked = new Map<string, ParkedSlot[]>();
+  /** Waiters of acquireWithWait asleep, by domain key: a parked slot wakes one. */
+  const sleepers = new Map<string, Set<() => void>>();
+  // A slot is taken over only while at least half its time is left, so it cannot run out under its next page.
+  const fresh = (heldUntil: number) => heldUntil - Date.now() > opts.ttlMs / 2;
+  const giveBack = (key: string, holderId: string) => redis.zrem(key, holderId).then(() => undefined);
 
-  const makeLease = (domain: string, holderId: string, key: string): Lease => ({
-    domain,
-    holderId,
-    async refresh() {
-      return (await scripts.trawlLeaseRefresh(key, ttl, holderId)) === 1;
-    },
-    async release() {
-      await redis.zrem(key, holderId);
-    },
-  });
+  const park = (key: string, holderId: string, heldUntil: number): void => {
+    const slots = parked.get(key) ?? [];
+    const slot: ParkedSlot = {
+      holderId,
+      heldUntil,
+      timer: setTimeout(() => {
+        const left = parked.get(key)?.filter((s) => s !== slot) ?? [];
+        if (left.length > 0) parked.set(key, left);
+        else parked.delete(key);
+        // A slot that cannot be given back (Redis away) ends with its ttl.
+        void giveBack(key, holderId).catch(() => undefined);
+      }, lingerMs),
+    };
+    slots.push(slot);
+    parked.set(key, slots);
+    const sleeper = sleepers.get(key)?.values().next().value;
+    sleeper?.();
+  };
+
+  /** A parked slot of the domain still fresh enough to take over, or null; stale ones are given back. */
+  const takeParked = (key: string): ParkedSlot | null => {
+    const slots = parked.get(key);
+    while (slots && slots.length > 0) {
+      const slot = slots.pop()!;
+      if (slots.length === 0) parked.delete(key);
+      clearTimeout(slot.timer);
+      if (fresh(slot.heldUntil)) return slot;
+      void giveBack(key, slot.holderId).catch(() => undefined);
+    }
+    return null;
+  };
+
+  const makeLease = (domain: string, holderId: string, key: string, heldUntil: number): Lease => {
+    let until = heldUntil;
+    return {
+      domain,
+      holderId,
+      async refresh() {
+        const kept = (await scripts.trawlLeaseRefresh(key, ttl, holderId)) === 1;
+        if (kept) until = Date.now() + opts.ttlMs;
+        return kept;
+      },
+      async release() {
+        if (lingerMs > 0 && fresh(until)) park(key, holderId, until);
+        else await giveBack(key, holderId);
+      },
+    };
+  };
 
   const acquire = async (domain: string, holderId: string): Promise<Lease | null> => {
     const key = `${opts.keyPrefix}${domainKey(domain)}`;
+    const slot = takeParked(key);
+    if (slot) return makeLease(domain, slot.holderId, key, slot.heldUntil);
     const granted = await scripts.trawlLeaseAcquire(key, limit, ttl, holderId);
-    return granted === 1 ? makeLease(domain, holderId, key) : null;
+    return granted === 1 ? makeLease(domain, holderId, key, Date.now() + opts.ttlMs) : null;
+  };
+
+  /** Registers a sleeping waiter of the domain, to be woken when a slot is parked. */
+  const sleeperOf = (domain: string) => (wake: () => void) => {
+    const key = `${opts.keyPrefix}${domainKey(domain)}`;
+    const set = sleepers.get(key) ?? new Set<() => void>();
+    set.add(wake);
+    sleepers.set(key, set);
+    return () => {
+      set.delete(wake);
+      if (set.size === 0) sleepers.delete(key);
+    };
   };
 
   return {
@@ -142,8 +220,8 @@ export function createDomainLease(redis: Redis, opts: DomainLeaseOptions): Domai
         if (lease) return lease;
         const left = until - Date.now();
         if (left <= 0) return null;
-        // Full jitter keeps waiting workers from retrying in lockstep.
-        await sleep(Math.min(left, Math.max(1, Math.random() * ceiling)), signal);
+        // Full jitter keeps waiting workers from retrying in lockstep; a slot this process parks wakes a waiter at once.
+        await sleep(Math.min(left, Math.max(1, Math.random() * ceiling)), signal, lingerMs > 0 ? sleeperOf(domain) : undefined);
         ceiling = Math.min(BACKOFF_MAX_MS, ceiling * 2);
       }
     },

@@ -144,6 +144,65 @@ describe('per-domain lease (Redis)', function () {
     expect(await redis.zrange(`${prefix}example.com`, 0, -1)).to.deep.equal(['h1']);
   });
 
+  describe('with a linger', () => {
+    it('hands a released slot to the next acquire of the domain in the process, without giving it back to Redis', async () => {
+      const lease = createDomainLease(redis, { limit: 1, ttlMs: 10_000, keyPrefix: prefix, lingerMs: 2_000 });
+      const other = createDomainLease(second, { limit: 1, ttlMs: 10_000, keyPrefix: prefix, lingerMs: 2_000 });
+      const first = await lease.acquire('example.com', 'h1');
+      await first!.release();
+      // Still held in Redis: another process finds the domain full while the slot lingers here.
+      expect(await redis.zrange(`${prefix}example.com`, 0, -1)).to.deep.equal(['h1']);
+      expect(await other.acquire('example.com', 'x1')).to.equal(null);
+      const next = await lease.acquire('www.Example.com', 'h2');
+      expect(next).not.to.equal(null);
+      expect(next!.holderId).to.equal('h1');
+      // Taken over, not doubled: the limit still holds in this process.
+      expect(await lease.acquire('example.com', 'h3')).to.equal(null);
+      expect(await lease.acquire('example.org', 'h4')).not.to.equal(null);
+    });
+
+    it('gives the slot back to Redis once the linger passes with no taker', async () => {
+      const lease = createDomainLease(redis, { limit: 1, ttlMs: 10_000, keyPrefix: prefix, lingerMs: 100 });
+      const other = createDomainLease(second, { limit: 1, ttlMs: 10_000, keyPrefix: prefix });
+      await (await lease.acquire('example.com', 'h1'))!.release();
+      await sleep(250);
+      expect(await redis.zcard(`${prefix}example.com`)).to.equal(0);
+      expect(await other.acquire('example.com', 'x1')).not.to.equal(null);
+    });
+
+    it('wakes a waiter of the process at once when a slot is released', async () => {
+      const lease = createDomainLease(redis, { limit: 1, ttlMs: 10_000, keyPrefix: prefix, lingerMs: 2_000 });
+      const first = await lease.acquire('example.com', 'h1');
+      // The waiter's jittered backoff at its longest: 25, 50, … 800 ms (asleep from 1.575 s), then 1 s, till 2.575 s.
+      const random = Math.random;
+      Math.random = () => 0.999;
+      let next;
+      let releasedAt = 0;
+      try {
+        const waiting = lease.acquireWithWait('example.com', 'h2', { waitMs: 10_000 });
+        await sleep(1_800);
+        releasedAt = Date.now();
+        await first!.release();
+        next = await waiting;
+      } finally {
+        Math.random = random;
+      }
+      expect(next).not.to.equal(null);
+      expect(Date.now() - releasedAt).to.be.below(300);
+      expect(await redis.zrange(`${prefix}example.com`, 0, -1)).to.deep.equal(['h1']);
+    });
+
+    it('does not take over a slot with less than half its ttl left: that one goes back and a new one is acquired', async () => {
+      const lease = createDomainLease(redis, { limit: 1, ttlMs: 400, keyPrefix: prefix, lingerMs: 5_000 });
+      const first = await lease.acquire('example.com', 'h1');
+      await sleep(250);
+      await first!.release();
+      const next = await lease.acquire('example.com', 'h2');
+      expect(next!.holderId).to.equal('h2');
+      expect(await redis.zrange(`${prefix}example.com`, 0, -1)).to.deep.equal(['h2']);
+    });
+  });
+
   it('refuses a limit or ttl below 1', () => {
     expect(() => createDomainLease(redis, { limit: 0, ttlMs: 1000, keyPrefix: prefix })).to.throw();
     expect(() => createDomainLease(redis, { limit: 1, ttlMs: 0, keyPrefix: prefix })).to.throw();
