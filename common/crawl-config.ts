@@ -82,6 +82,8 @@ export function budgetMatcher(budget: Record<string, number> | null): (url: stri
     .sort((a, b) => b.length - a.length)
     .map((pattern) => ({ pattern, matches: compilePathGlob(pattern) }));
   const catchAll = budget !== null && '*' in budget ? '*' : null;
+  // Without patterns the answer does not depend on the URL, which then need not be parsed.
+  if (patterns.length === 0) return () => catchAll;
   return (url) => {
     const path = matchablePath(url);
     return patterns.find((p) => p.matches(path))?.pattern ?? catchAll;

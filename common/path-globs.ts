@@ -62,6 +62,7 @@ export class PathFilter {
   }
 
   allows(urlOrPath: string): boolean {
+    if (this.exclude.length === 0 && this.include.length === 0) return true;
     const path = matchablePath(urlOrPath);
     if (this.exclude.some((m) => m(path))) return false;
     return this.include.length === 0 || this.include.some((m) => m(path));

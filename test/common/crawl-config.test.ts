@@ -11,4 +11,10 @@ describe('common/crawl-config budgetMatcher', () => {
     expect(budgetMatcher({ '/docs/**': 3 })('https://a.example/about')).to.equal(null);
     expect(budgetMatcher(null)('https://a.example/about')).to.equal(null);
   });
+
+  it('answers the catch-all or null for every URL when the budget names no pattern, even one that is no URL', () => {
+    expect(budgetMatcher({ '*': 4 })('https://a.example/any/path')).to.equal('*');
+    expect(budgetMatcher({ '*': 4 })('not a url')).to.equal('*');
+    expect(budgetMatcher({})('https://a.example/any/path')).to.equal(null);
+  });
 });
