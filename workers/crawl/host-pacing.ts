@@ -22,16 +22,33 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     }, { once: true });
   });
 
+/**
+ * How long a host found unpaused is taken as unpaused without asking Redis
+ * again, so page after page of a site does not cost a round trip each: a
+ * pause another worker sets (after a 429 or 503, a second at least) is seen
+ * here at most this much later; one this process sets, at once.
+ */
+export const UNPAUSED_RECHECK_MS = 100;
+/** Hosts whose unpaused state is remembered at once; past this the memory starts over. */
+const REMEMBERED_HOSTS = 10_000;
+
 export function createHostPacing(redis: Redis, key: (host: string) => string): HostPacing {
   const paused = (host: string) => `${key(host)}:paused`;
+  /** Until when each host is taken as unpaused. */
+  const unpausedUntil = new Map<string, number>();
   return {
     async wait(host, delayMs, signal) {
       for (;;) {
         if (signal?.aborted) return false;
-        const pauseLeft = await redis.pttl(paused(host));
-        if (pauseLeft > 0) {
-          await sleep(pauseLeft, signal);
-          continue;
+        if ((unpausedUntil.get(host) ?? 0) <= Date.now()) {
+          const pauseLeft = await redis.pttl(paused(host));
+          if (pauseLeft > 0) {
+            unpausedUntil.delete(host);
+            await sleep(pauseLeft, signal);
+            continue;
+          }
+          if (unpausedUntil.size >= REMEMBERED_HOSTS) unpausedUntil.clear();
+          unpausedUntil.set(host, Date.now() + UNPAUSED_RECHECK_MS);
         }
         if (delayMs <= 0) return true;
         if ((await redis.set(key(host), '1', 'PX', Math.ceil(delayMs), 'NX')) === 'OK') return true;
@@ -40,6 +57,7 @@ export function createHostPacing(redis: Redis, key: (host: string) => string): H
       }
     },
     async pause(host, pauseMs) {
+      unpausedUntil.delete(host);
       await redis.set(paused(host), '1', 'PX', Math.ceil(pauseMs));
     },
   };
