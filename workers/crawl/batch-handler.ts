@@ -9,6 +9,7 @@ import { createMapFetch } from '../map/map-fetch.js';
 import type { PoolHandler } from '../runtime/pool-runtime.js';
 import { crawlRules, type CrawlRules } from './link-frontier.js';
 import { LinkTable } from './link-table.js';
+import { PendingResults } from './pending-results.js';
 import { crawlPage, type CrawlScope, type PageCrawlDeps } from './page-crawler.js';
 import { createSlots, type Slots } from './slots.js';
 
@@ -94,13 +95,25 @@ export function createCrawlBatchHandler(deps: CrawlBatchDeps): PoolHandler<Task>
       const deadlineMs = Number(batch.deadlineUnixMs);
       const stop = new AbortController();
       const timer = setTimeout(() => stop.abort(), Math.max(0, deadlineMs - Date.now()));
-      const scope: CrawlScope = { crawlId: batch.crawlId, accountId: batch.accountId, config, rules, deadlineMs, signal: stop.signal, tiers: batch.tiers, links: new LinkTable() };
+      const scope: CrawlScope = {
+        crawlId: batch.crawlId,
+        accountId: batch.accountId,
+        config,
+        rules,
+        deadlineMs,
+        signal: stop.signal,
+        tiers: batch.tiers,
+        links: new LinkTable(),
+        results: new PendingResults(deps.pages.redis, deps.pages.resultTtlSeconds),
+      };
       try {
         const seed = batch.seed ? await seedUrls(batch, config, rules, deps, stop.signal) : null;
         const outcomes = await Promise.all(
           batch.pages.map((page) => slots.run(async () => (stop.signal.aborted ? null : crawlPage(page, scope, deps.pages)))),
         );
         const pages = outcomes.filter((o): o is CrawlPageOutcome => o !== null);
+        // Every result the report names is stored first; a failed write fails the batch, which is delivered again.
+        await scope.results.drain();
         const report = create(CrawlBatchReportSchema, {
           crawlId: batch.crawlId,
           batchId: batch.batchId,

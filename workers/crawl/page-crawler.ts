@@ -14,6 +14,7 @@ import type { DomainLease } from '../runtime/domain-lease.js';
 import type { HostPacing } from './host-pacing.js';
 import { frontierLinks, type CrawlRules } from './link-frontier.js';
 import type { LinkTable } from './link-table.js';
+import type { PendingResults } from './pending-results.js';
 import { readCachedPage, writeCachedPage } from './page-cache.js';
 import type { RobotsCache } from './robots-cache.js';
 import type { Slots } from './slots.js';
@@ -49,6 +50,8 @@ export interface CrawlScope {
   tiers: readonly string[];
   /** The batch report's links: each page's found links are named by their positions in it. */
   links: LinkTable;
+  /** The pages' stored results, written together before the report goes out. */
+  results: PendingResults;
 }
 
 /** Formats of a crawl page when the request names none. */
@@ -197,7 +200,7 @@ export async function crawlPage(page: CrawlPageTask, scope: CrawlScope, deps: Pa
     );
     const linkRefs = found ? scope.links.refs(frontierLinks(found.links, page.depth, scope.rules)) : [];
     const resultKey = deps.keys.crawlPageResult(scope.crawlId, digest);
-    await deps.redis.set(resultKey, Buffer.from(result.buffer, result.byteOffset, result.byteLength), 'EX', deps.resultTtlSeconds);
+    scope.results.add(resultKey, Buffer.from(result.buffer, result.byteOffset, result.byteLength));
     return create(CrawlPageOutcomeSchema, {
       url: page.url,
       ok: true,
