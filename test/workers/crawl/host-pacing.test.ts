@@ -1,28 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { createHostPacing, UNPAUSED_RECHECK_MS } from '../../../workers/crawl/host-pacing.js';
+import { scratchRedis } from '../../fixtures/scratch-redis.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379/14';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('crawl/host-pacing (Redis)', function () {
   this.timeout(20_000);
+  const scratch = scratchRedis('host-pace');
   let redis: Redis;
   let other: Redis;
-  let prefix: string;
-  const key = (host: string) => `${prefix}${host}`;
-
-  before(() => {
-    redis = new Redis(REDIS_URL);
-    other = new Redis(REDIS_URL);
-  });
+  const key = (host: string) => `${scratch.prefix}${host}`;
   beforeEach(() => {
-    prefix = `test:host-pace:${randomUUID()}:`;
-  });
-  after(async () => {
-    await redis.quit();
-    await other.quit();
+    ({ redis, second: other } = scratch);
   });
 
   it('holds every worker off a paused host until the pause ends', async () => {

@@ -1,27 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { PendingResults } from '../../../workers/crawl/pending-results.js';
-
-const REDIS_URL = 'redis://127.0.0.1:6379/14';
+import { scratchRedis } from '../../fixtures/scratch-redis.js';
 
 describe('crawl/pending-results (Redis)', function () {
   this.timeout(20_000);
+  const scratch = scratchRedis('pending-results');
   let redis: Redis;
   let prefix: string;
-
-  before(() => {
-    redis = new Redis(REDIS_URL);
-  });
   beforeEach(() => {
-    prefix = `test:pending-results:${randomUUID()}:`;
-  });
-  afterEach(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-  });
-  after(async () => {
-    await redis.quit();
+    ({ redis, prefix } = scratch);
   });
 
   it('stores nothing until drained, then every result with its time to live', async () => {

@@ -1,31 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { createDomainLease, domainKey } from '../../../workers/runtime/domain-lease.js';
+import { scratchRedis } from '../../fixtures/scratch-redis.js';
 
-const REDIS_URL = 'redis://127.0.0.1:6379/14';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('per-domain lease (Redis)', function () {
   this.timeout(30_000);
+  const scratch = scratchRedis('domain-lease');
   let redis: Redis;
   let second: Redis;
   let prefix: string;
-
-  before(async () => {
-    redis = new Redis(REDIS_URL);
-    second = new Redis(REDIS_URL);
-  });
   beforeEach(() => {
-    prefix = `test:domain-lease:${randomUUID()}:`;
-  });
-  afterEach(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-  });
-  after(async () => {
-    await redis.quit();
-    await second.quit();
+    ({ redis, second, prefix } = scratch);
   });
 
   it('grants no more than the limit under concurrent acquires from two connections', async () => {
