@@ -1,7 +1,6 @@
 import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
-import { convertHtml, convertMarkdown, convertText, type ContentResult } from './content/index.js';
+import { convertMarkdown, convertPage, convertText, type ContentResult } from './content/index.js';
 import { escapeHtml } from './document-html.js';
-import { limitNesting } from './nesting-guard.js';
 import { toSafeJson } from './safe-json.js';
 import { askLlm, type LlmConfig, type LlmRequest } from './llm-step.js';
 import { buildOutputs, llmRequest, ragChunks } from './outputs.js';
@@ -117,8 +116,9 @@ function convert(input: PipelineInput): { result: ContentResult; html: string | 
   const type = input.contentType.toLowerCase();
   if (type === 'markdown' || type === 'text/markdown') return { result: convertMarkdown(input.body, input.url), html: null };
   if (type === 'text' || type === 'text/plain') return { result: convertText(input.body), html: null };
-  const body = limitNesting(input.body);
-  return { result: convertHtml(body, { url: input.url, onlyMainContent: input.onlyMainContent, links: input.links === true }), html: body };
+  // A page nested past the limit is read, and handed on to the other outputs, with the tags past it removed.
+  const { result, source } = convertPage(input.body, { url: input.url, onlyMainContent: input.onlyMainContent, links: input.links === true });
+  return { result, html: source };
 }
 
 /**

@@ -14,6 +14,18 @@
  */
 export const MAX_NESTING_DEPTH = 512;
 
+/**
+ * Thrown by a parse that finds its elements nested deeper than
+ * MAX_NESTING_DEPTH, to be tried again on `limitNesting` of the page: nearly
+ * every page stays well within the limit, so it is parsed as it is and the
+ * guard's own scan runs only for the few that do not.
+ */
+export class NestingOverflow extends Error {
+  constructor() {
+    super(`elements nest deeper than ${MAX_NESTING_DEPTH}`);
+  }
+}
+
 // The rules below are htmlparser2's own (the parser every converter here uses), so the guard's stack
 // matches the parser's: its void elements, its raw-text elements, and the start tags that close open ones.
 const VOID = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);

@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import { parseDocument } from 'htmlparser2';
 import { runPipeline } from '../../../workers/pipeline/index.js';
-import { limitMarkdownNesting, limitNesting, MAX_MARKDOWN_INDENT, MAX_MARKDOWN_QUOTE_DEPTH } from '../../../workers/pipeline/nesting-guard.js';
+import { convertHtml, convertPage } from '../../../workers/pipeline/content/index.js';
+import { recordTape } from '../../../workers/pipeline/content/html-tape.js';
+import {
+  limitMarkdownNesting,
+  limitNesting,
+  MAX_MARKDOWN_INDENT,
+  MAX_MARKDOWN_QUOTE_DEPTH,
+  MAX_NESTING_DEPTH,
+  NestingOverflow,
+} from '../../../workers/pipeline/nesting-guard.js';
 import { extractionPageFiles, readExtractionPage } from '../../fixtures/extraction-pages.js';
 
 const noLlm = { llm: { baseUrl: '', apiKey: '', model: 'none', timeoutMs: 1_000 } };
@@ -71,6 +80,30 @@ describe('pipeline/nesting guard', () => {
       }
       expect(max, what).to.be.at.most(513);
     }
+  });
+
+  it('converts a page within the limit as it is, and one nested past it as the guard leaves it, in a single pass each', () => {
+    const within = `<article><h1>Title</h1>${'<div>'.repeat(400)}<p>deep but allowed</p>${'</div>'.repeat(400)}</article>`;
+    const page = convertPage(within, { url: 'https://deep.example/', links: true });
+    expect(page.source === within).to.equal(true);
+    expect(page.result.markdown).to.contain('deep but allowed');
+
+    const past = `<article><h1>Title</h1><p><a href="/top">top</a></p>${'<div>'.repeat(3_000)}<p>at the bottom</p>${'</div>'.repeat(3_000)}</article><p>after</p>`;
+    const guarded = limitNesting(past);
+    expect(guarded).not.to.equal(past);
+    const deep = convertPage(past, { url: 'https://deep.example/', links: true });
+    expect(deep.source).to.equal(guarded);
+    const direct = convertHtml(guarded, { url: 'https://deep.example/', links: true });
+    expect(deep.result.markdown).to.equal(direct.markdown);
+    expect(deep.result.markdown).to.contain('at the bottom');
+    // The links come from the guarded page's parse alone, not twice from the abandoned one.
+    expect(deep.result.links).to.deep.equal(direct.links);
+    expect(deep.result.links!.links.map((l) => l.url)).to.deep.equal(['https://deep.example/top']);
+  });
+
+  it('stops recording a tape as soon as elements nest past the limit', () => {
+    expect(() => recordTape(`${'<div>'.repeat(MAX_NESTING_DEPTH + 1)}x`)).to.throw(NestingOverflow);
+    expect(() => recordTape(`${'<div>'.repeat(MAX_NESTING_DEPTH)}x`)).not.to.throw();
   });
 
   it('lets self-closing tags inside SVG stay self-closing', () => {

@@ -2,6 +2,7 @@ import { Parser } from 'htmlparser2';
 import { BLOCK, FALLBACK, PARAGRAPH, SKIP, VOID, tagKind } from './tag-kinds.js';
 import { classifyAttributes } from './boilerplate-patterns.js';
 import { LINK_PARSER_OPTIONS, type LinkCollector } from '../../discovery/link-extractor.js';
+import { MAX_NESTING_DEPTH, NestingOverflow } from '../nesting-guard.js';
 
 /**
  * A page recorded once from htmlparser2's callbacks: a flat event tape
@@ -92,9 +93,12 @@ function isHidden(attribs: Record<string, string>): boolean {
  * id and role words, text statistics): a full-page conversion needs neither.
  * `links`, when given, is told of every element and text of the page as it
  * is parsed (skipped and hidden ones too), so discovery reads the page's
- * links in this same pass.
+ * links in this same pass. Throws NestingOverflow as soon as elements nest
+ * deeper than `maxDepth` (htmlparser2's open-element stack costs time in
+ * proportion to its depth, and the readers of the tape recurse): the caller
+ * records `limitNesting` of the page instead (`recordPage`).
  */
-export function recordTape(html: string, forSelection = true, links?: LinkCollector): Tape {
+export function recordTape(html: string, forSelection = true, links?: LinkCollector, maxDepth = MAX_NESTING_DEPTH): Tape {
   const tape: Tape = {
     ops: [],
     texts: [],
@@ -143,6 +147,7 @@ export function recordTape(html: string, forSelection = true, links?: LinkCollec
             head.publishedTime = attribs.datetime;
           }
         }
+        if (stack.length >= maxDepth) throw new NestingOverflow();
         if (skipDepth > 0) {
           skipDepth++;
           stack.push(-1);

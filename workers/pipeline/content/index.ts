@@ -1,11 +1,12 @@
-import { recordTape } from './html-tape.js';
+import { recordTape, type Tape } from './html-tape.js';
 import { selectFullPage, selectMainContent } from './main-content.js';
 import { renderMarkdown, renderText } from './markdown-emitter.js';
 import { renderHtml } from './html-emitter.js';
 import { pageMetadata } from './page-metadata.js';
 import { createUrlResolver } from './url-resolver.js';
 import { markdownDocument, textDocument } from './plain-input.js';
-import { createLinkCollector, type ExtractedPage } from '../../discovery/link-extractor.js';
+import { createLinkCollector, type ExtractedPage, type LinkCollector } from '../../discovery/link-extractor.js';
+import { limitNesting, NestingOverflow } from '../nesting-guard.js';
 
 export interface ContentOptions {
   url: string;
@@ -25,10 +26,32 @@ export interface ContentResult {
   links?: ExtractedPage;
 }
 
+/**
+ * The tape of a page, and the page it was recorded from: the page as it is,
+ * or, when its elements nest deeper than the limit, the page with the tags
+ * past the limit removed (`limitNesting`), recorded again.
+ */
+function recordPage(html: string, forSelection: boolean, withLinks: boolean): { tape: Tape; collector?: LinkCollector; source: string } {
+  try {
+    const collector = withLinks ? createLinkCollector() : undefined;
+    return { tape: recordTape(html, forSelection, collector), ...(collector ? { collector } : {}), source: html };
+  } catch (err) {
+    if (!(err instanceof NestingOverflow)) throw err;
+    const source = limitNesting(html);
+    const collector = withLinks ? createLinkCollector() : undefined;
+    // The guard follows the parser's rules closely, not exactly: what it lets through is recorded without a second check.
+    return { tape: recordTape(source, forSelection, collector, Infinity), ...(collector ? { collector } : {}), source };
+  }
+}
+
 /** Markdown, text and cleaned HTML of a page (and its links, when asked for) from one parse. */
 export function convertHtml(html: string, options: ContentOptions): ContentResult {
-  const collector = options.links ? createLinkCollector() : undefined;
-  const tape = recordTape(html, options.onlyMainContent !== false, collector);
+  return convertPage(html, options).result;
+}
+
+/** convertHtml, and the page the outputs were read from (the page itself, unless it nested past the limit). */
+export function convertPage(html: string, options: ContentOptions): { result: ContentResult; source: string } {
+  const { tape, collector, source } = recordPage(html, options.onlyMainContent !== false, options.links === true);
   const urls = createUrlResolver(options.url, tape.head.baseHref);
   const selection = options.onlyMainContent === false ? selectFullPage(tape) : selectMainContent(tape);
   const { title, metadata } = pageMetadata(tape.head, urls);
@@ -36,7 +59,7 @@ export function convertHtml(html: string, options: ContentOptions): ContentResul
   let markdown: string | undefined;
   let text: string | undefined;
   let cleaned: string | undefined;
-  return {
+  const result: ContentResult = {
     get markdown() {
       return (markdown ??= renderMarkdown(tape, selection, urls));
     },
@@ -50,17 +73,18 @@ export function convertHtml(html: string, options: ContentOptions): ContentResul
     metadata,
     ...(collector ? { links: collector.finish(options.url) } : {}),
   };
+  return { result, source };
 }
 
 export function htmlToMarkdown(html: string, options: ContentOptions): string {
-  const tape = recordTape(html, options.onlyMainContent !== false);
+  const { tape } = recordPage(html, options.onlyMainContent !== false, false);
   const urls = createUrlResolver(options.url, tape.head.baseHref);
   const selection = options.onlyMainContent === false ? selectFullPage(tape) : selectMainContent(tape);
   return renderMarkdown(tape, selection, urls);
 }
 
 export function extractPageMetadata(html: string, url: string): { title: string; metadata: Record<string, string> } {
-  const tape = recordTape(html, false);
+  const { tape } = recordPage(html, false, false);
   return pageMetadata(tape.head, createUrlResolver(url, tape.head.baseHref));
 }
 
