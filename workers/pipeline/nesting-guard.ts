@@ -1,5 +1,8 @@
 /**
- * Caps how deeply elements nest before any parser sees the page.
+ * Caps how deeply elements nest, for pages a parse found nested past the
+ * limit (`NestingOverflow`, thrown by the tape recorder): a page is parsed as
+ * it is first, and only such a page is passed through this scan and parsed
+ * again.
  *
  * htmlparser2 keeps its open-element stack with `unshift`, so each level costs
  * time proportional to the depth: a 5 MB run of unclosed `<div>`s would hold a
