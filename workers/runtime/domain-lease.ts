@@ -135,6 +135,7 @@ export function createDomainLease(redis: Redis, opts: DomainLeaseOptions): Domai
   // A slot is taken over only while at least half its time is left, so it cannot run out under its next page.
   const fresh = (heldUntil: number) => heldUntil - Date.now() > opts.ttlMs / 2;
   const giveBack = (key: string, holderId: string) => redis.zrem(key, holderId).then(() => undefined);
+  const keyOf = (domain: string) => `${opts.keyPrefix}${domainKey(domain)}`;
 
   const park = (key: string, holderId: string, heldUntil: number): void => {
     const slots = parked.get(key) ?? [];
@@ -186,16 +187,15 @@ export function createDomainLease(redis: Redis, opts: DomainLeaseOptions): Domai
   };
 
   const acquire = async (domain: string, holderId: string): Promise<Lease | null> => {
-    const key = `${opts.keyPrefix}${domainKey(domain)}`;
+    const key = keyOf(domain);
     const slot = takeParked(key);
     if (slot) return makeLease(domain, slot.holderId, key, slot.heldUntil);
     const granted = await scripts.trawlLeaseAcquire(key, limit, ttl, holderId);
     return granted === 1 ? makeLease(domain, holderId, key, Date.now() + opts.ttlMs) : null;
   };
 
-  /** Registers a sleeping waiter of the domain, to be woken when a slot is parked. */
-  const sleeperOf = (domain: string) => (wake: () => void) => {
-    const key = `${opts.keyPrefix}${domainKey(domain)}`;
+  /** Registers a sleeping waiter of the domain's key, to be woken when a slot is parked. */
+  const sleeperOf = (key: string) => (wake: () => void) => {
     const set = sleepers.get(key) ?? new Set<() => void>();
     set.add(wake);
     sleepers.set(key, set);
@@ -209,6 +209,7 @@ export function createDomainLease(redis: Redis, opts: DomainLeaseOptions): Domai
     acquire,
     async acquireWithWait(domain, holderId, { waitMs, signal }) {
       const until = Date.now() + waitMs;
+      const onWake = lingerMs > 0 ? sleeperOf(keyOf(domain)) : undefined;
       let ceiling = BACKOFF_START_MS;
       for (;;) {
         if (signal?.aborted) return null;
@@ -221,7 +222,7 @@ export function createDomainLease(redis: Redis, opts: DomainLeaseOptions): Domai
         const left = until - Date.now();
         if (left <= 0) return null;
         // Full jitter keeps waiting workers from retrying in lockstep; a slot this process parks wakes a waiter at once.
-        await sleep(Math.min(left, Math.max(1, Math.random() * ceiling)), signal, lingerMs > 0 ? sleeperOf(domain) : undefined);
+        await sleep(Math.min(left, Math.max(1, Math.random() * ceiling)), signal, onWake);
         ceiling = Math.min(BACKOFF_MAX_MS, ceiling * 2);
       }
     },

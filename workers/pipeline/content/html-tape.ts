@@ -1,8 +1,8 @@
 import { Parser } from 'htmlparser2';
 import { BLOCK, FALLBACK, PARAGRAPH, SKIP, VOID, tagKind } from './tag-kinds.js';
 import { classifyAttributes } from './boilerplate-patterns.js';
-import { LINK_PARSER_OPTIONS, type LinkCollector } from '../../discovery/link-extractor.js';
-import { MAX_NESTING_DEPTH, NestingOverflow } from '../nesting-guard.js';
+import { createLinkCollector, LINK_PARSER_OPTIONS, type LinkCollector } from '../../discovery/link-extractor.js';
+import { limitNesting, MAX_NESTING_DEPTH, NestingOverflow } from '../nesting-guard.js';
 
 /**
  * A page recorded once from htmlparser2's callbacks: a flat event tape
@@ -248,6 +248,26 @@ export function recordTape(html: string, forSelection = true, links?: LinkCollec
   );
   parser.end(html);
   return tape;
+}
+
+/**
+ * The tape of a page, and the page it was recorded from: the page as it is,
+ * or, when its elements nest deeper than the limit, the page with the tags
+ * past the limit removed (`limitNesting`), recorded again. With `withLinks`,
+ * the links read in the recording that was kept.
+ */
+export function recordPage(html: string, forSelection: boolean, withLinks = false): { tape: Tape; collector?: LinkCollector; source: string } {
+  const record = (source: string, maxDepth?: number) => {
+    const collector = withLinks ? createLinkCollector() : undefined;
+    return { tape: recordTape(source, forSelection, collector, maxDepth), ...(collector ? { collector } : {}), source };
+  };
+  try {
+    return record(html);
+  } catch (err) {
+    if (!(err instanceof NestingOverflow)) throw err;
+    // The guard follows the parser's rules closely, not exactly: what it lets through is recorded without a second check.
+    return record(limitNesting(html), Infinity);
+  }
 }
 
 function collectMeta(head: HeadInfo, attribs: Record<string, string>): void {

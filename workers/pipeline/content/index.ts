@@ -1,12 +1,11 @@
-import { recordTape, type Tape } from './html-tape.js';
+import { recordPage } from './html-tape.js';
 import { selectFullPage, selectMainContent } from './main-content.js';
 import { renderMarkdown, renderText } from './markdown-emitter.js';
 import { renderHtml } from './html-emitter.js';
 import { pageMetadata } from './page-metadata.js';
 import { createUrlResolver } from './url-resolver.js';
 import { markdownDocument, textDocument } from './plain-input.js';
-import { createLinkCollector, type ExtractedPage, type LinkCollector } from '../../discovery/link-extractor.js';
-import { limitNesting, NestingOverflow } from '../nesting-guard.js';
+import type { ExtractedPage } from '../../discovery/link-extractor.js';
 
 export interface ContentOptions {
   url: string;
@@ -24,24 +23,6 @@ export interface ContentResult {
   metadata: Record<string, string>;
   /** The page's links, resolved against the page URL, when asked for. */
   links?: ExtractedPage;
-}
-
-/**
- * The tape of a page, and the page it was recorded from: the page as it is,
- * or, when its elements nest deeper than the limit, the page with the tags
- * past the limit removed (`limitNesting`), recorded again.
- */
-function recordPage(html: string, forSelection: boolean, withLinks: boolean): { tape: Tape; collector?: LinkCollector; source: string } {
-  try {
-    const collector = withLinks ? createLinkCollector() : undefined;
-    return { tape: recordTape(html, forSelection, collector), ...(collector ? { collector } : {}), source: html };
-  } catch (err) {
-    if (!(err instanceof NestingOverflow)) throw err;
-    const source = limitNesting(html);
-    const collector = withLinks ? createLinkCollector() : undefined;
-    // The guard follows the parser's rules closely, not exactly: what it lets through is recorded without a second check.
-    return { tape: recordTape(source, forSelection, collector, Infinity), ...(collector ? { collector } : {}), source };
-  }
 }
 
 /** Markdown, text and cleaned HTML of a page (and its links, when asked for) from one parse. */
@@ -77,14 +58,14 @@ export function convertPage(html: string, options: ContentOptions): { result: Co
 }
 
 export function htmlToMarkdown(html: string, options: ContentOptions): string {
-  const { tape } = recordPage(html, options.onlyMainContent !== false, false);
+  const { tape } = recordPage(html, options.onlyMainContent !== false);
   const urls = createUrlResolver(options.url, tape.head.baseHref);
   const selection = options.onlyMainContent === false ? selectFullPage(tape) : selectMainContent(tape);
   return renderMarkdown(tape, selection, urls);
 }
 
 export function extractPageMetadata(html: string, url: string): { title: string; metadata: Record<string, string> } {
-  const { tape } = recordPage(html, false, false);
+  const { tape } = recordPage(html, false);
   return pageMetadata(tape.head, createUrlResolver(url, tape.head.baseHref));
 }
 

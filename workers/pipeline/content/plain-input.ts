@@ -1,6 +1,6 @@
 import { Marked } from 'marked';
-import { limitMarkdownNesting, limitNesting } from '../nesting-guard.js';
-import { recordTape } from './html-tape.js';
+import { limitMarkdownNesting } from '../nesting-guard.js';
+import { recordPage } from './html-tape.js';
 import { selectFullPage } from './main-content.js';
 import { renderText } from './markdown-emitter.js';
 import { renderHtml } from './html-emitter.js';
@@ -45,8 +45,8 @@ export function textDocument(input: string): ContentResult {
  */
 export function markdownDocument(input: string, url: string): ContentResult {
   const markdown = normaliseLines(input);
-  const rendered = limitNesting(new Marked({ gfm: true, breaks: false }).parse(limitMarkdownNesting(markdown), { async: false }));
-  const tape = recordTape(rendered, false);
+  const rendered = new Marked({ gfm: true, breaks: false }).parse(limitMarkdownNesting(markdown), { async: false });
+  const { tape } = recordPage(rendered, false);
   const urls = createUrlResolver(url, '');
   const selection = selectFullPage(tape);
   const h1 = tape.tag.indexOf('h1');
