@@ -12,6 +12,7 @@
  * htmlparser2's tokenizer, with no DOM built.
  */
 import { Parser } from 'htmlparser2';
+import { linkBase, resolveFoundLink } from './link-resolution.js';
 
 export type LinkSource = 'anchor' | 'area' | 'next' | 'prev';
 
@@ -55,21 +56,6 @@ function collapse(text: string): string {
 
 function relTokens(rel: string | undefined): string[] {
   return (rel ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-}
-
-/** The absolute http(s) URL without fragment, or null for links discovery ignores (empty or `#…` only). */
-function resolveLink(href: string, base: string): string | null {
-  const trimmed = href.trim();
-  if (!trimmed || trimmed.startsWith('#')) return null;
-  let url: URL;
-  try {
-    url = new URL(trimmed, base);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  url.hash = '';
-  return url.href;
 }
 
 /**
@@ -187,20 +173,22 @@ export function createLinkCollector(options: LinkExtractionOptions = {}): LinkCo
           base = pageUrl;
         }
       }
+      const parts = linkBase(base);
+      const resolve = (href: string) => (parts === null ? null : resolveFoundLink(href, parts));
       const links: ExtractedLink[] = [];
       for (const link of raw) {
-        const url = resolveLink(link.href, base);
+        const url = resolve(link.href);
         if (url === null) continue;
         links.push({
           url,
           text: link.text.slice(0, maxText),
           source: link.source,
-          nofollow: robots.nofollow || relTokens(link.rel).includes('nofollow'),
+          nofollow: robots.nofollow || (link.rel !== '' && relTokens(link.rel).includes('nofollow')),
         });
       }
       return {
         links,
-        canonical: canonicalHref === null ? null : resolveLink(canonicalHref, base),
+        canonical: canonicalHref === null ? null : resolve(canonicalHref),
         title,
         description,
         robots,
