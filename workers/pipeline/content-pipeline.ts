@@ -7,6 +7,7 @@ import { createPipelinePool } from './pipeline-pool.js';
 import type { ThreadTask } from './pipeline-thread.js';
 import { toStoredResult } from './stored-result.js';
 import type { ExtractedPage } from '../discovery/link-extractor.js';
+import { unpackPage } from '../discovery/packed-links.js';
 
 export interface ContentPipelineOptions {
   /** Threads converting documents at once; 0 or absent: one per CPU. */
@@ -68,7 +69,7 @@ export function createContentPipeline(options: ContentPipelineOptions): ContentP
   const pool = createPipelinePool({ ...(options.threads ? { threads: options.threads } : {}), budgetMs: options.budgetMs });
   async function processPage(document: ThreadTask, opts: { deadlineMs: number }): Promise<{ result: Uint8Array; links: ExtractedPage | null }> {
     const done = await pool.run({ ...document, bytes: ownBytes(document.bytes) }, opts);
-    if (done.kind === 'result') return { result: done.result, links: done.links ?? null };
+    if (done.kind === 'result') return { result: done.result, links: done.links ? unpackPage(done.links) : null };
     const output = await completeWithLlm(done.processed, document.input.formats, options.llm);
     return { result: toStoredResult(output, document.source, done.document), links: done.processed.links ?? null };
   }

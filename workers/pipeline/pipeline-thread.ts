@@ -8,6 +8,7 @@ import type { LlmRequest } from './llm-step.js';
 import { pdfToHtml } from './pdf/pdf-to-html.js';
 import { toStoredResult, type ResultSource } from './stored-result.js';
 import type { ExtractedPage } from '../discovery/link-extractor.js';
+import { packPage, type PackedPage } from '../discovery/packed-links.js';
 
 /** A document as bytes in a known charset, moved (not copied) to the thread, which decodes it once. */
 export interface ThreadTask {
@@ -20,20 +21,22 @@ export interface ThreadTask {
 }
 
 /**
- * What crosses back from a pipeline thread: the serialized result (moved,
- * not copied), the output still waiting for the LLM's answer (with the
- * document when the result must carry it), or a failure with its public code.
+ * What crosses back from a pipeline thread: the serialized result and the
+ * page's packed links (both moved, not copied), the output still waiting for
+ * the LLM's answer (with the document when the result must carry it), or a
+ * failure with its public code.
  */
 export type ThreadResult =
-  | { kind: 'result'; result: Uint8Array; links?: ExtractedPage }
+  | { kind: 'result'; result: Uint8Array; links?: PackedPage }
   | { kind: 'llm'; processed: ProcessedDocument & { llm: LlmRequest }; document: string }
   | { kind: 'failed'; code: string; message: string; details?: Record<string, unknown> };
 
-function moved(result: Uint8Array, links: ExtractedPage | undefined): ThreadResult {
+function moved(result: Uint8Array, page: ExtractedPage | undefined): ThreadResult {
+  const links = page ? packPage(page) : undefined;
   const value: ThreadResult = { kind: 'result', result, ...(links ? { links } : {}) };
   return move({
     get [transferableSymbol]() {
-      return [result.buffer];
+      return links ? [result.buffer, links.links.fields.buffer] : [result.buffer];
     },
     get [valueSymbol]() {
       return value;
