@@ -20,7 +20,7 @@ describe('discovery/packed links', () => {
   it('survives the move to another thread, its numbers transferred', () => {
     const page = extractLinks('<title>T</title><a href="/x" rel="nofollow">X</a><link rel="next" href="/2">', 'https://e.test/');
     const packed = packPage(page);
-    const moved = structuredClone(packed, { transfer: [packed.links.fields.buffer] });
+    const moved = structuredClone(packed, { transfer: [packed.links.fields.buffer as ArrayBuffer] });
     expect(packed.links.fields.byteLength).to.equal(0);
     expect(unpackPage(moved)).to.deep.equal(page);
   });
