@@ -165,15 +165,8 @@ export function createLinkCollector(options: LinkExtractionOptions = {}): LinkCo
     },
     finish(pageUrl) {
       closeAnchor();
-      let base = pageUrl;
-      if (baseHref !== null) {
-        try {
-          base = new URL(baseHref, pageUrl).href;
-        } catch {
-          base = pageUrl;
-        }
-      }
-      const parts = linkBase(base);
+      // An unusable <base href> is ignored, as browsers do.
+      const parts = (baseHref !== null ? linkBase(baseHref, pageUrl) : null) ?? linkBase(pageUrl);
       const resolve = (href: string) => (parts === null ? null : resolveFoundLink(href, parts));
       const links: ExtractedLink[] = [];
       for (const link of raw) {

@@ -26,11 +26,11 @@ export interface LinkBase {
   directory: string;
 }
 
-/** A base URL (already absolute) split for `resolveFoundLink`; null when it does not parse. */
-export function linkBase(base: string): LinkBase | null {
+/** A base URL (resolved against `relativeTo` when given) split for `resolveFoundLink`; null when it does not parse. */
+export function linkBase(base: string, relativeTo?: string): LinkBase | null {
   let url: URL;
   try {
-    url = new URL(base);
+    url = new URL(base, relativeTo);
   } catch {
     return null;
   }

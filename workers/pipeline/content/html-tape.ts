@@ -48,15 +48,18 @@ type Column = (typeof COLUMNS)[number];
  * columns keep a page's element statistics out of the garbage-collected heap
  * (arrays of numbers grown one push at a time allocated about three times
  * their final size, a quarter of all the pipeline allocated for a page), and
- * a recorded element's counters start at zero.
+ * a recorded element's counters start at zero. The first `keep` entries of
+ * `from` are copied over.
  */
-function allocateColumns(tape: Pick<Tape, Column>, capacity: number, keep: number): void {
+function columns(capacity: number, from?: Pick<Tape, Column>, keep = 0): Pick<Tape, Column> {
   const buffer = new ArrayBuffer(capacity * 4 * COLUMNS.length);
+  const out = {} as Pick<Tape, Column>;
   COLUMNS.forEach((name, i) => {
     const column = new Int32Array(buffer, i * capacity * 4, capacity);
-    if (keep > 0) column.set(tape[name].subarray(0, keep));
-    tape[name] = column;
+    if (from && keep > 0) column.set(from[name].subarray(0, keep));
+    out[name] = column;
   });
+  return out;
 }
 
 /** The columns cut to the recorded elements, once the recording ends. */
@@ -64,7 +67,7 @@ function trimColumns(tape: Pick<Tape, Column>, count: number): void {
   for (const name of COLUMNS) tape[name] = tape[name].subarray(0, count);
 }
 
-/** Elements a page is expected to record, by its length (about one per 200 characters of real pages), to size the columns at first. */
+/** Elements a page is expected to record, by its length (one per 256 characters; real pages record about one per 180), to size the columns at first. */
 function expectedElements(html: string): number {
   return Math.max(64, html.length >> 8);
 }
@@ -129,27 +132,15 @@ function isHidden(attribs: Record<string, string>): boolean {
  * records `limitNesting` of the page instead (`recordPage`).
  */
 export function recordTape(html: string, forSelection = true, links?: LinkCollector, maxDepth = MAX_NESTING_DEPTH): Tape {
-  const none = new Int32Array(0);
+  let capacity = expectedElements(html);
   const tape: Tape = {
     ops: [],
     texts: [],
     tag: [],
     attrs: [],
-    kind: none,
-    parent: none,
-    openAt: none,
-    closeAt: none,
-    hints: none,
-    chars: none,
-    linkChars: none,
-    ownChars: none,
-    ownLinkChars: none,
-    ownCommas: none,
-    blocks: none,
+    ...columns(capacity),
     head: { title: '', baseHref: '', lang: '', canonical: '', meta: [], publishedTime: '' },
   };
-  let capacity = expectedElements(html);
-  allocateColumns(tape, capacity, 0);
   const { ops, texts, head } = tape;
   // Open elements, innermost last; -1 marks a skipped element so closes stay balanced.
   const stack: number[] = [];
@@ -196,7 +187,7 @@ export function recordTape(html: string, forSelection = true, links?: LinkCollec
         const id = tape.tag.length;
         if (id === capacity) {
           capacity *= 2;
-          allocateColumns(tape, capacity, id);
+          Object.assign(tape, columns(capacity, tape, id));
         }
         const parent = stack.length > 0 ? stack[stack.length - 1]! : -1;
         // A noscript fallback is written as the division it stands for, so no output hides it from a scripted browser.
