@@ -12,6 +12,7 @@
  * htmlparser2's tokenizer, with no DOM built.
  */
 import { Parser } from 'htmlparser2';
+import { RunSkippingTokenizer } from '../html/run-skipping-tokenizer.js';
 import { linkBase, resolveFoundLink } from './link-resolution.js';
 
 export type LinkSource = 'anchor' | 'area' | 'next' | 'prev';
@@ -72,8 +73,11 @@ export interface LinkCollector {
   finish(pageUrl: string): ExtractedPage;
 }
 
-/** Parser options the collector's callbacks expect: entities decoded, tag and attribute names in lower case. */
-export const LINK_PARSER_OPTIONS = Object.freeze({ decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+/**
+ * Parser options the collector's callbacks expect: entities decoded, tag and attribute names in lower case;
+ * with the tokenizer that moves over plain runs at once (its events are the stock tokenizer's).
+ */
+export const LINK_PARSER_OPTIONS = Object.freeze({ decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, Tokenizer: RunSkippingTokenizer });
 
 export function createLinkCollector(options: LinkExtractionOptions = {}): LinkCollector {
   const maxLinks = options.maxLinks ?? LINK_EXTRACTION_LIMITS.maxLinks;

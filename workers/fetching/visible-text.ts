@@ -1,4 +1,5 @@
 import { Parser, type Handler } from 'htmlparser2';
+import { RunSkippingTokenizer } from '../html/run-skipping-tokenizer.js';
 
 /** Elements whose text a reader never sees. */
 export const INVISIBLE: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'svg']);
@@ -13,7 +14,7 @@ const SLICE_CHARS = 16 * 1024;
  * with content, whatever its size.
  */
 export function parseUntil(html: string, handler: Partial<Handler>, enough: () => boolean): void {
-  const parser = new Parser(handler, { decodeEntities: true });
+  const parser = new Parser(handler, { decodeEntities: true, Tokenizer: RunSkippingTokenizer });
   for (let at = 0; at < html.length; at += SLICE_CHARS) {
     parser.write(html.slice(at, at + SLICE_CHARS));
     if (enough()) return;

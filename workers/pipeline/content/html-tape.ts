@@ -218,10 +218,17 @@ export function recordTape(html: string, forSelection = true, links?: LinkCollec
         }
         if (!forSelection) return;
         // Non-space characters and commas, counted in one pass.
+        // Read from the page itself where the text is a plain slice of it (no entity decoded): a slice's
+        // characters cost an indirection each, the page's do not.
         let chars = 0;
         let commas = 0;
-        for (let i = 0; i < data.length; i++) {
-          const c = data.charCodeAt(i);
+        const start = parser.startIndex;
+        const end = parser.endIndex + 1;
+        const inPlace = end - start === data.length;
+        const source = inPlace ? html : data;
+        const to = inPlace ? end : data.length;
+        for (let i = inPlace ? start : 0; i < to; i++) {
+          const c = source.charCodeAt(i);
           if (c > 32) {
             chars++;
             if (c === 44 || c === 0xff0c || c === 0x3001 || c === 0x060c) commas++;
