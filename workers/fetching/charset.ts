@@ -64,7 +64,46 @@ export function detectCharset(bytes: Uint8Array, mime: string, headerCharset?: s
   return declared ?? DEFAULT_CHARSET;
 }
 
-/** Bytes in a charset from detectCharset as text; a BOM is dropped. The one place a body is decoded. */
+/**
+ * Bytes the size of one piece of decoded text (`decodeTextPieces`): at most
+ * 48K characters, which stays under V8's large-object size (128 KB) even
+ * when every character takes two bytes.
+ */
+const PIECE_BYTES = 48 * 1024;
+
+/**
+ * decodeText's text as consecutive pieces of at most PIECE_BYTES bytes each
+ * (see workers/pipeline/document-text.ts for why); joined, they are exactly
+ * decodeText's answer. UTF-8 is cut before a character's first byte; other
+ * charsets go through iconv-lite's streaming decoder, which carries a
+ * character cut between two pieces over to the next.
+ */
+export function decodeTextPieces(bytes: Uint8Array, charset: string): string[] {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buffer.length <= PIECE_BYTES) return [decodeText(buffer, charset)];
+  const pieces: string[] = [];
+  if ((charset === 'utf-8' || charset === 'utf8') && isUtf8(buffer)) {
+    for (let at = 0; at < buffer.length; ) {
+      let end = Math.min(buffer.length, at + PIECE_BYTES);
+      while (end < buffer.length && (buffer[end]! & 0xc0) === 0x80) end++;
+      pieces.push(buffer.toString('utf8', at, end));
+      at = end;
+    }
+    if (pieces[0]!.charCodeAt(0) === 0xfeff) pieces[0] = pieces[0]!.slice(1);
+  } else {
+    // The decoder drops a BOM as iconv.decode does.
+    const decoder = iconv.getDecoder(charset);
+    for (let at = 0; at < buffer.length; at += PIECE_BYTES) {
+      const piece = decoder.write(buffer.subarray(at, at + PIECE_BYTES));
+      if (piece) pieces.push(piece);
+    }
+    const rest = decoder.end();
+    if (rest) pieces.push(rest);
+  }
+  return pieces.length > 0 ? pieces : [''];
+}
+
+/** Bytes in a charset from detectCharset as text; a BOM is dropped. With decodeTextPieces, the one place a body is decoded. */
 export function decodeText(bytes: Uint8Array, charset: string): string {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // Valid UTF-8 (most pages) decodes to the same text natively, two to three times faster than iconv-lite's

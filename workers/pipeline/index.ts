@@ -7,13 +7,15 @@ import { buildOutputs, llmRequest, ragChunks } from './outputs.js';
 import { shapeContent } from './content-shape.js';
 import { buildSectionTree, matchJsonBody, validateExtractionSchema } from './structured/index.js';
 import type { ExtractedPage } from '../discovery/link-extractor.js';
+import { textStart, wholeText, type DocumentText } from './document-text.js';
 
 export interface PipelineConfig {
   llm: LlmConfig;
 }
 
 export interface PipelineInput {
-  body: string;
+  /** The document's text: whole, or in pieces as a page decoded by a fetch (document-text.ts). */
+  body: DocumentText;
   /** A MIME type from a fetch, or the extract endpoint's html / text / markdown. */
   contentType: string;
   url: string;
@@ -107,15 +109,15 @@ function rawJsonApi(body: string, input: PipelineInput): ProcessedDocument | nul
 /** Text types some APIs serve JSON under (raw files, older frameworks); their body is tried as JSON first. */
 const JSON_AS_TEXT = new Set(['text/plain', 'text/json', 'text/x-json', 'application/x-json', 'application/javascript', 'text/javascript']);
 
-function looksLikeJson(body: string): boolean {
-  const m = /^\s*([[{])/.exec(body.slice(0, 64));
+function looksLikeJson(body: DocumentText): boolean {
+  const m = /^\s*([[{])/.exec(textStart(body, 64));
   return m !== null;
 }
 
-function convert(input: PipelineInput): { result: ContentResult; html: string | null } {
+function convert(input: PipelineInput): { result: ContentResult; html: DocumentText | null } {
   const type = input.contentType.toLowerCase();
-  if (type === 'markdown' || type === 'text/markdown') return { result: convertMarkdown(input.body, input.url), html: null };
-  if (type === 'text' || type === 'text/plain') return { result: convertText(input.body), html: null };
+  if (type === 'markdown' || type === 'text/markdown') return { result: convertMarkdown(wholeText(input.body), input.url), html: null };
+  if (type === 'text' || type === 'text/plain') return { result: convertText(wholeText(input.body)), html: null };
   // A page nested past the limit is read, and handed on to the other outputs, with the tags past it removed.
   const { result, source } = convertPage(input.body, { url: input.url, onlyMainContent: input.onlyMainContent, links: input.links === true });
   return { result, html: source };
@@ -129,7 +131,7 @@ function convert(input: PipelineInput): { result: ContentResult; html: string | 
 export function processDocument(input: PipelineInput): ProcessedDocument {
   const type = input.contentType.toLowerCase();
   if (isJsonType(type) || (JSON_AS_TEXT.has(type) && looksLikeJson(input.body))) {
-    const api = rawJsonApi(input.body, input);
+    const api = rawJsonApi(wholeText(input.body), input);
     if (api) return api;
   }
   const { result, html } = convert(input);

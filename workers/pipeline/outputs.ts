@@ -3,6 +3,7 @@ import { TrawlError } from '../../common/errors.js';
 import type { ContentResult } from './content/index.js';
 import type { PipelineInput } from './index.js';
 import type { LlmRequest } from './llm-step.js';
+import { wholeText, type DocumentText } from './document-text.js';
 import {
   applyProfile,
   buildSectionTree,
@@ -51,7 +52,7 @@ export function llmRequest(content: string, prompt: string, input: PipelineInput
  * and the request for LLM extraction. Structured data is read once and
  * shared by the json format, the profile and the schema matcher.
  */
-export function buildOutputs(job: { input: PipelineInput; content: ContentResult; sourceHtml: string | null }): Outputs {
+export function buildOutputs(job: { input: PipelineInput; content: ContentResult; sourceHtml: DocumentText | null }): Outputs {
   const { input, content } = job;
   const requested = new Set(input.formats);
   const profile: ProfileRequest = input.extractionProfile && isProfileRequest(input.extractionProfile) ? input.extractionProfile : 'auto';
@@ -59,7 +60,7 @@ export function buildOutputs(job: { input: PipelineInput; content: ContentResult
   if (schema) validateExtractionSchema(schema);
 
   let data: StructuredData | null = null;
-  const structured = () => (data ??= extractStructuredData(job.sourceHtml ?? content.html, input.url));
+  const structured = () => (data ??= extractStructuredData(job.sourceHtml !== null ? wholeText(job.sourceHtml) : content.html, input.url));
   const profileOptions = {
     get mainText() {
       return content.text;

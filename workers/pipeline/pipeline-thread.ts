@@ -1,7 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { publicFailure } from '../../common/errors.js';
-import { decodeText } from '../fetching/charset.js';
+import { decodeTextPieces } from '../fetching/charset.js';
 import { PDF_MIME } from '../fetching/document-types.js';
 import { processDocument, type PipelineInput, type ProcessedDocument } from './index.js';
 import type { LlmRequest } from './llm-step.js';
@@ -9,6 +9,7 @@ import { pdfToHtml } from './pdf/pdf-to-html.js';
 import { toStoredResult, type ResultSource } from './stored-result.js';
 import type { ExtractedPage } from '../discovery/link-extractor.js';
 import { packPage, type PackedPage } from '../discovery/packed-links.js';
+import { wholeText, type DocumentText } from './document-text.js';
 
 /** A document as bytes in a known charset, moved (not copied) to the thread, which decodes it once. */
 export interface ThreadTask {
@@ -48,9 +49,9 @@ function failed(err: unknown): ThreadResult {
   return { kind: 'failed', ...publicFailure(err, 'EXTRACTION_FAILED', 'The content could not be processed') };
 }
 
-function processText(task: ThreadTask, body: string): ThreadResult {
+function processText(task: ThreadTask, body: DocumentText): ThreadResult {
   const processed = processDocument({ ...task.input, body });
-  if (processed.llm) return { kind: 'llm', processed: processed as ProcessedDocument & { llm: LlmRequest }, document: task.source.includeRawHtml ? body : '' };
+  if (processed.llm) return { kind: 'llm', processed: processed as ProcessedDocument & { llm: LlmRequest }, document: task.source.includeRawHtml ? wholeText(body) : '' };
   return moved(toStoredResult(processed, task.source, body), processed.links);
 }
 
@@ -70,7 +71,8 @@ export default function runInThread(task: ThreadTask): ThreadResult | Promise<Th
   task.started?.close();
   if (task.input.contentType === PDF_MIME) return processPdf(task);
   try {
-    return processText(task, decodeText(task.bytes, task.charset));
+    // Decoded in pieces, never one large string (document-text.ts).
+    return processText(task, decodeTextPieces(task.bytes, task.charset));
   } catch (err) {
     return failed(err);
   }

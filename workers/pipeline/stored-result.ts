@@ -3,6 +3,7 @@ import { ValueSchema } from '@bufbuild/protobuf/wkt';
 import { ScrapeResultSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import type { PipelineOutput } from './index.js';
 import { toSafeJson } from './safe-json.js';
+import { wholeText, type DocumentText } from './document-text.js';
 
 /** What a stored result says about where its document came from. */
 export interface ResultSource {
@@ -23,7 +24,7 @@ export interface ResultSource {
 }
 
 /** The pipeline's output as the serialized result body kept in Redis. */
-export function toStoredResult(output: PipelineOutput, source: ResultSource, document: string): Uint8Array {
+export function toStoredResult(output: PipelineOutput, source: ResultSource, document: DocumentText): Uint8Array {
   const result = create(ScrapeResultSchema, {
     url: source.url,
     finalUrl: source.finalUrl,
@@ -39,7 +40,7 @@ export function toStoredResult(output: PipelineOutput, source: ResultSource, doc
     filteredContent: toSafeJson(output.filteredContent),
     evidence: toSafeJson(output.evidence),
     extractionMethod: output.extractionMethod,
-    rawHtml: source.includeRawHtml ? document : undefined,
+    rawHtml: source.includeRawHtml ? wholeText(document) : undefined,
     modelUsed: output.modelUsed,
     screenshotUrl: source.screenshotUrl,
     pdfUrl: source.pdfUrl,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import iconv from 'iconv-lite';
-import { asciiView, decodeText, detectCharset } from '../../../workers/fetching/charset.js';
+import { asciiView, decodeText, decodeTextPieces, detectCharset } from '../../../workers/fetching/charset.js';
 
 /** What the pipeline thread reads: the body in the charset the fetch detected. */
 function decodeBody(bytes: Buffer, mime: string, label?: string): { text: string; charset: string } {
@@ -76,6 +76,28 @@ describe('charset detection and decoding', () => {
     expect(decodeText(larger.subarray(2, 2 + page.length), 'utf-8')).to.equal('<p>Grüße ✓ 𝄞</p>');
     for (const invalid of [Buffer.from([0x3c, 0x70, 0xc3]), Buffer.from([0xe2, 0x82, 0x41, 0xff, 0xfe]), Buffer.from([0xef, 0xbb, 0xbf, 0xed, 0xa0, 0x80])]) {
       expect(decodeText(invalid, 'utf-8')).to.equal(iconv.decode(invalid, 'utf-8'));
+    }
+  });
+
+  it('decodes a large body in pieces that join to decodeText\'s text, each small enough for the regular heap', () => {
+    // Characters of one to four bytes, repeated so that every kind straddles some piece boundary.
+    const unit = 'ab<p class="x">Grüße ✓ 𝄞 日本語</p>\n';
+    const text = unit.repeat(Math.ceil(400_000 / Buffer.byteLength(unit)));
+    const cases: Array<[Buffer, string]> = [
+      [Buffer.from(text), 'utf-8'],
+      [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]), 'utf-8'],
+      // Invalid UTF-8 takes iconv-lite's path, replacement characters and all.
+      [Buffer.concat([Buffer.from(text), Buffer.from([0xe2, 0x82, 0x41, 0xff]), Buffer.from(text)]), 'utf-8'],
+      [iconv.encode(text.replace(/[✓𝄞日本語]/gu, '?'), 'windows-1252'), 'windows-1252'],
+      [iconv.encode(text.replace(/[✓𝄞]/gu, '?'), 'shift_jis'), 'shift_jis'],
+      [iconv.encode(text, 'utf-16le'), 'utf-16le'],
+      [Buffer.from('<p>small</p>'), 'utf-8'],
+    ];
+    for (const [bytes, charset] of cases) {
+      const pieces = decodeTextPieces(bytes, charset);
+      expect(pieces.join(''), charset).to.equal(decodeText(bytes, charset));
+      if (bytes.length > 100_000) expect(pieces.length, charset).to.be.greaterThan(1);
+      for (const piece of pieces) expect(piece.length, charset).to.be.at.most(48 * 1024);
     }
   });
 

@@ -3,6 +3,7 @@ import { BLOCK, FALLBACK, PARAGRAPH, SKIP, VOID, tagKind } from './tag-kinds.js'
 import { classifyAttributes } from './boilerplate-patterns.js';
 import { createLinkCollector, LINK_PARSER_OPTIONS, type LinkCollector } from '../../discovery/link-extractor.js';
 import { limitNesting, MAX_NESTING_DEPTH, NestingOverflow } from '../nesting-guard.js';
+import { textLength, wholeText, type DocumentText } from '../document-text.js';
 
 /**
  * A page recorded once from htmlparser2's callbacks: a flat event tape
@@ -68,8 +69,8 @@ function trimColumns(tape: Pick<Tape, Column>, count: number): void {
 }
 
 /** Elements a page is expected to record, by its length (one per 256 characters; real pages record about one per 180), to size the columns at first. */
-function expectedElements(html: string): number {
-  return Math.max(64, html.length >> 8);
+function expectedElements(html: DocumentText): number {
+  return Math.max(64, textLength(html) >> 8);
 }
 
 export interface MetaEntry {
@@ -131,7 +132,7 @@ function isHidden(attribs: Record<string, string>): boolean {
  * proportion to its depth, and the readers of the tape recurse): the caller
  * records `limitNesting` of the page instead (`recordPage`).
  */
-export function recordTape(html: string, forSelection = true, links?: LinkCollector, maxDepth = MAX_NESTING_DEPTH): Tape {
+export function recordTape(html: DocumentText, forSelection = true, links?: LinkCollector, maxDepth = MAX_NESTING_DEPTH): Tape {
   let capacity = expectedElements(html);
   const tape: Tape = {
     ops: [],
@@ -222,10 +223,10 @@ export function recordTape(html: string, forSelection = true, links?: LinkCollec
         // characters cost an indirection each, the page's do not.
         let chars = 0;
         let commas = 0;
-        const start = parser.startIndex;
-        const end = parser.endIndex + 1;
-        const inPlace = end - start === data.length;
-        const source = inPlace ? html : data;
+        const start = parser.startIndex - pieceStart;
+        const end = parser.endIndex + 1 - pieceStart;
+        const inPlace = start >= 0 && end - start === data.length;
+        const source = inPlace ? piece : data;
         const to = inPlace ? end : data.length;
         for (let i = inPlace ? start : 0; i < to; i++) {
           const c = source.charCodeAt(i);
@@ -276,7 +277,15 @@ export function recordTape(html: string, forSelection = true, links?: LinkCollec
     // The options the link collector's callbacks expect, which the tape's own reading shares.
     LINK_PARSER_OPTIONS,
   );
-  parser.end(html);
+  // The piece being parsed, and where it starts in the page: a text read in place is read from it.
+  let piece = '';
+  let pieceStart = 0;
+  for (const next of typeof html === 'string' ? [html] : html) {
+    pieceStart += piece.length;
+    piece = next;
+    parser.write(next);
+  }
+  parser.end();
   trimColumns(tape, tape.tag.length);
   return tape;
 }
@@ -287,8 +296,8 @@ export function recordTape(html: string, forSelection = true, links?: LinkCollec
  * past the limit removed (`limitNesting`), recorded again. With `withLinks`,
  * the links read in the recording that was kept.
  */
-export function recordPage(html: string, forSelection: boolean, withLinks = false): { tape: Tape; collector?: LinkCollector; source: string } {
-  const record = (source: string, maxDepth?: number) => {
+export function recordPage(html: DocumentText, forSelection: boolean, withLinks = false): { tape: Tape; collector?: LinkCollector; source: DocumentText } {
+  const record = (source: DocumentText, maxDepth?: number) => {
     const collector = withLinks ? createLinkCollector() : undefined;
     return { tape: recordTape(source, forSelection, collector, maxDepth), ...(collector ? { collector } : {}), source };
   };
@@ -297,7 +306,7 @@ export function recordPage(html: string, forSelection: boolean, withLinks = fals
   } catch (err) {
     if (!(err instanceof NestingOverflow)) throw err;
     // The guard follows the parser's rules closely, not exactly: what it lets through is recorded without a second check.
-    return record(limitNesting(html), Infinity);
+    return record(limitNesting(wholeText(html)), Infinity);
   }
 }
 

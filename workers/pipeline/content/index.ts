@@ -6,6 +6,7 @@ import { pageMetadata } from './page-metadata.js';
 import { createUrlResolver } from './url-resolver.js';
 import { markdownDocument, textDocument } from './plain-input.js';
 import type { ExtractedPage } from '../../discovery/link-extractor.js';
+import type { DocumentText } from '../document-text.js';
 
 export interface ContentOptions {
   url: string;
@@ -31,7 +32,7 @@ export function convertHtml(html: string, options: ContentOptions): ContentResul
 }
 
 /** convertHtml, and the page the outputs were read from (the page itself, unless it nested past the limit). */
-export function convertPage(html: string, options: ContentOptions): { result: ContentResult; source: string } {
+export function convertPage(html: DocumentText, options: ContentOptions): { result: ContentResult; source: DocumentText } {
   const { tape, collector, source } = recordPage(html, options.onlyMainContent !== false, options.links === true);
   const urls = createUrlResolver(options.url, tape.head.baseHref);
   const selection = options.onlyMainContent === false ? selectFullPage(tape) : selectMainContent(tape);
