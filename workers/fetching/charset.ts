@@ -73,7 +73,7 @@ const PIECE_BYTES = 48 * 1024;
 
 /**
  * decodeText's text as consecutive pieces of at most PIECE_BYTES bytes each
- * (see workers/pipeline/document-text.ts for why); joined, they are exactly
+ * (see workers/html/document-text.ts for why); joined, they are exactly
  * decodeText's answer. UTF-8 is cut before a character's first byte; other
  * charsets go through iconv-lite's streaming decoder, which carries a
  * character cut between two pieces over to the next.

@@ -1,3 +1,4 @@
+import { textWithin, type DocumentText } from '../html/document-text.js';
 import { INVISIBLE, parseUntil } from './visible-text.js';
 
 /**
@@ -27,7 +28,7 @@ export interface ShellEvidence {
  * What the page shows of itself, read until it shows SHELL_TEXT_CHARS of
  * text (a page past that is no shell, so the rest is not parsed).
  */
-export function shellEvidence(html: string): ShellEvidence {
+export function shellEvidence(html: DocumentText): ShellEvidence {
   let visibleChars = 0;
   let scripts = 0;
   let hiddenDepth = 0;
@@ -71,8 +72,8 @@ export function shellEvidence(html: string): ShellEvidence {
 }
 
 /** True for a page whose content needs JavaScript to appear. */
-export function isJavaScriptShell(html: string): boolean {
-  const e = shellEvidence(html.slice(0, SHELL_SCAN_BYTES));
+export function isJavaScriptShell(html: DocumentText): boolean {
+  const e = shellEvidence(typeof html === 'string' ? html.slice(0, SHELL_SCAN_BYTES) : textWithin(html, SHELL_SCAN_BYTES));
   if (e.scripts === 0 || e.visibleChars >= SHELL_TEXT_CHARS) return false;
   return e.emptyMount || e.noscriptNeedsJs || e.visibleChars < SHELL_TEXT_CHARS / 4;
 }

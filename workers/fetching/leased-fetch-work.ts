@@ -6,7 +6,8 @@ import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipelin
 import { AttemptFailure } from '../runtime/attempt-failure.js';
 import type { AttemptWork } from '../runtime/attempt.js';
 import type { DomainLease } from '../runtime/domain-lease.js';
-import { decodeText } from './charset.js';
+import { decodeTextPieces } from './charset.js';
+import type { DocumentText } from '../html/document-text.js';
 import { acceptedDocumentMimes, documentKind, PDF_MIME, type DocumentKind } from './document-types.js';
 import type { FetchedPage, FetchOutcome } from './fetch-result.js';
 import { isJavaScriptShell, SHELL_SCAN_BYTES } from './js-shell-detector.js';
@@ -59,18 +60,18 @@ export interface FetchWorkDeps {
 /** Bytes of an HTML page's start decoded for the checks made on every page (walls, shells). */
 const PAGE_HEAD_BYTES = Math.max(SHELL_SCAN_BYTES, WALL_SCAN_CHARS);
 
-/** The start of an HTML page, decoded once for its checks; null for other content. */
-function pageHead(page: FetchedPage): string | null {
-  return page.contentType === 'text/html' ? decodeText(page.body.subarray(0, PAGE_HEAD_BYTES), page.charset) : null;
+/** The start of an HTML page, decoded once for its checks (in pieces: see document-text.ts); null for other content. */
+function pageHead(page: FetchedPage): DocumentText | null {
+  return page.contentType === 'text/html' ? decodeTextPieces(page.body.subarray(0, PAGE_HEAD_BYTES), page.charset) : null;
 }
 
 /** What a successful fetch is besides a page, for the control plane to act on (AttemptReport.classification). */
-export function classifyPage(page: FetchedPage, detectShells: boolean, head: string | null = detectShells ? pageHead(page) : null): string {
+export function classifyPage(page: FetchedPage, detectShells: boolean, head: DocumentText | null = detectShells ? pageHead(page) : null): string {
   return detectShells && head !== null && isJavaScriptShell(head) ? JS_SHELL : '';
 }
 
 /** The wall an HTML page puts in front of its content (a sign-in form, a captcha, a paywall), if any. */
-function wallOf(page: FetchedPage, head: string | null, requestedUrl: string): PageWall | null {
+function wallOf(page: FetchedPage, head: DocumentText | null, requestedUrl: string): PageWall | null {
   return head === null ? null : detectWall({ html: head, requestedUrl, finalUrl: page.finalUrl });
 }
 

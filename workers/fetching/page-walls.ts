@@ -5,6 +5,7 @@ import { isLoginWall, LOGIN_WALL_TEXT_CHARS } from './login-wall-detector.js';
 import { PAYWALL_MARKS, PAYWALL_TEASER_CHARS, paywallEvidence } from './paywall-detector.js';
 import { parsePage, visibleText as textOf } from './page-tree.js';
 import { visibleTextReaches } from './visible-text.js';
+import { textMatches, textWithin, wholeText, type DocumentText } from '../html/document-text.js';
 
 /**
  * Whether a page that loaded is a wall in front of the content rather than
@@ -40,12 +41,14 @@ export function refusalCaptcha(head: string): PageWall | null {
   return /captcha|turnstile/i.test(head) ? captchaWall(findCaptcha(head.slice(0, WALL_SCAN_CHARS))) : null;
 }
 
-export function detectWall(page: { html: string; requestedUrl: string; finalUrl: string }): PageWall | null {
-  const html = page.html.slice(0, WALL_SCAN_CHARS);
-  if (!WALL_HINT.test(html)) return null;
+export function detectWall(page: { html: DocumentText; requestedUrl: string; finalUrl: string }): PageWall | null {
+  const head = typeof page.html === 'string' ? page.html.slice(0, WALL_SCAN_CHARS) : textWithin(page.html, WALL_SCAN_CHARS);
+  if (!textMatches(WALL_HINT, head)) return null;
   // Only a marked subscription wall holds back a page that shows much text; whether a page does is told by one
-  // pass without a tree, which stops at that much text, before the page is parsed into one.
-  if (!PAYWALL_MARKS.test(html) && visibleTextReaches(html, SMALL_WALL_TEXT_CHARS)) return null;
+  // pass without a tree, which stops at that much text, before the page is parsed into one (and its pieces
+  // joined into one string).
+  if (!textMatches(PAYWALL_MARKS, head) && visibleTextReaches(head, SMALL_WALL_TEXT_CHARS)) return null;
+  const html = wholeText(head);
   const $ = parsePage(html);
   const visibleText = textOf($);
 

@@ -1,4 +1,5 @@
 import { Parser, type Handler } from 'htmlparser2';
+import type { DocumentText } from '../html/document-text.js';
 import { RunSkippingTokenizer } from '../html/run-skipping-tokenizer.js';
 
 /** Elements whose text a reader never sees. */
@@ -13,11 +14,13 @@ const SLICE_CHARS = 16 * 1024;
  * made on every fetched page settle within the first kilobytes of a page
  * with content, whatever its size.
  */
-export function parseUntil(html: string, handler: Partial<Handler>, enough: () => boolean): void {
+export function parseUntil(html: DocumentText, handler: Partial<Handler>, enough: () => boolean): void {
   const parser = new Parser(handler, { decodeEntities: true, Tokenizer: RunSkippingTokenizer });
-  for (let at = 0; at < html.length; at += SLICE_CHARS) {
-    parser.write(html.slice(at, at + SLICE_CHARS));
-    if (enough()) return;
+  for (const piece of typeof html === 'string' ? [html] : html) {
+    for (let at = 0; at < piece.length; at += SLICE_CHARS) {
+      parser.write(piece.slice(at, at + SLICE_CHARS));
+      if (enough()) return;
+    }
   }
   parser.end();
 }
@@ -27,7 +30,7 @@ export function parseUntil(html: string, handler: Partial<Handler>, enough: () =
  * (outside scripts, styles, templates, SVG and the head), counted as the
  * text would read with its runs of spaces collapsed and its ends trimmed.
  */
-export function visibleTextReaches(html: string, chars: number): boolean {
+export function visibleTextReaches(html: DocumentText, chars: number): boolean {
   let visible = 0;
   let hiddenDepth = 0;
   /** Whether the last character counted was a space (or nothing is counted yet): a space after it is the same run. */

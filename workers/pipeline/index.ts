@@ -7,7 +7,7 @@ import { buildOutputs, llmRequest, ragChunks } from './outputs.js';
 import { shapeContent } from './content-shape.js';
 import { buildSectionTree, matchJsonBody, validateExtractionSchema } from './structured/index.js';
 import type { ExtractedPage } from '../discovery/link-extractor.js';
-import { textStart, wholeText, type DocumentText } from './document-text.js';
+import { textStart, wholeText, type DocumentText } from '../html/document-text.js';
 
 export interface PipelineConfig {
   llm: LlmConfig;

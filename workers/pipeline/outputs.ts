@@ -3,7 +3,7 @@ import { TrawlError } from '../../common/errors.js';
 import type { ContentResult } from './content/index.js';
 import type { PipelineInput } from './index.js';
 import type { LlmRequest } from './llm-step.js';
-import { wholeText, type DocumentText } from './document-text.js';
+import { wholeText, type DocumentText } from '../html/document-text.js';
 import {
   applyProfile,
   buildSectionTree,

@@ -9,7 +9,7 @@ import { pdfToHtml } from './pdf/pdf-to-html.js';
 import { toStoredResult, type ResultSource } from './stored-result.js';
 import type { ExtractedPage } from '../discovery/link-extractor.js';
 import { packPage, type PackedPage } from '../discovery/packed-links.js';
-import { wholeText, type DocumentText } from './document-text.js';
+import { wholeText, type DocumentText } from '../html/document-text.js';
 
 /** A document as bytes in a known charset, moved (not copied) to the thread, which decodes it once. */
 export interface ThreadTask {

@@ -3,7 +3,7 @@ import { ValueSchema } from '@bufbuild/protobuf/wkt';
 import { ScrapeResultSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import type { PipelineOutput } from './index.js';
 import { toSafeJson } from './safe-json.js';
-import { wholeText, type DocumentText } from './document-text.js';
+import { wholeText, type DocumentText } from '../html/document-text.js';
 
 /** What a stored result says about where its document came from. */
 export interface ResultSource {

@@ -1,10 +1,16 @@
 import { expect } from 'chai';
 import { detectWall, refusalCaptcha } from '../../../workers/fetching/page-walls.js';
+import { cutInto } from '../../fixtures/text-pieces.js';
 
 const doc = (body: string, head = '') => `<!DOCTYPE html><html><head><title>Harbour</title>${head}</head><body>${body}</body></html>`;
 const article = (paragraphs: number, extra = '') =>
   `<article><h1>Dredging the channel</h1>${Array.from({ length: paragraphs }, (_, i) => `<p>Paragraph ${i + 1}: the dredger worked the outer channel through the night, moving silt past the breakwater and out to the spoil ground.</p>`).join('')}${extra}</article>`;
-const at = (html: string, requestedUrl = 'https://news.example/story', finalUrl = requestedUrl) => detectWall({ html, requestedUrl, finalUrl });
+/** The wall found in the page; the same page cut into pieces (as a fetched page's start is decoded) must give the same answer. */
+const at = (html: string, requestedUrl = 'https://news.example/story', finalUrl = requestedUrl) => {
+  const whole = detectWall({ html, requestedUrl, finalUrl });
+  for (const size of [5, 97, 4096]) expect(detectWall({ html: cutInto(html, size), requestedUrl, finalUrl }), `in pieces of ${size}`).to.deep.equal(whole);
+  return whole;
+};
 const notFree = (selector?: string) =>
   `<script type="application/ld+json">{"@type":"NewsArticle","isAccessibleForFree":false${selector ? `,"hasPart":{"@type":"WebPageElement","isAccessibleForFree":false,"cssSelector":"${selector}"}` : ''}}</script>`;
 

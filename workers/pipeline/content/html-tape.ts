@@ -3,7 +3,7 @@ import { BLOCK, FALLBACK, PARAGRAPH, SKIP, VOID, tagKind } from './tag-kinds.js'
 import { classifyAttributes } from './boilerplate-patterns.js';
 import { createLinkCollector, LINK_PARSER_OPTIONS, type LinkCollector } from '../../discovery/link-extractor.js';
 import { limitNesting, MAX_NESTING_DEPTH, NestingOverflow } from '../nesting-guard.js';
-import { textLength, wholeText, type DocumentText } from '../document-text.js';
+import { textLength, wholeText, type DocumentText } from '../../html/document-text.js';
 
 /**
  * A page recorded once from htmlparser2's callbacks: a flat event tape

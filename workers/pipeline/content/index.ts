@@ -6,7 +6,7 @@ import { pageMetadata } from './page-metadata.js';
 import { createUrlResolver } from './url-resolver.js';
 import { markdownDocument, textDocument } from './plain-input.js';
 import type { ExtractedPage } from '../../discovery/link-extractor.js';
-import type { DocumentText } from '../document-text.js';
+import type { DocumentText } from '../../html/document-text.js';
 
 export interface ContentOptions {
   url: string;

@@ -34,3 +34,41 @@ export function textLength(text: DocumentText): number {
   for (const piece of text) length += piece.length;
   return length;
 }
+
+/** Characters either side of a boundary between pieces that `textMatches` tests together. */
+const SEAM_CHARS = 128;
+
+/**
+ * Whether `pattern` matches somewhere in the text, without joining it: each
+ * piece is tested, and each boundary between pieces with the SEAM_CHARS
+ * characters before it and after it, so a match of up to SEAM_CHARS
+ * characters that straddles a boundary (or several short pieces) is found.
+ * For patterns without anchors whose matches are shorter than that (marker
+ * words and phrases), the answer is the whole text's.
+ */
+export function textMatches(pattern: RegExp, text: DocumentText): boolean {
+  if (typeof text === 'string') return pattern.test(text);
+  // The last SEAM_CHARS characters before the current piece.
+  let before = '';
+  for (const piece of text) {
+    if (pattern.test(piece)) return true;
+    if (before && pattern.test(before + piece.slice(0, SEAM_CHARS))) return true;
+    before = piece.length >= SEAM_CHARS ? piece.slice(-SEAM_CHARS) : (before + piece).slice(-SEAM_CHARS);
+  }
+  return false;
+}
+
+/** The pieces that hold the text's first `chars` characters, the last one cut to fit. */
+export function textWithin(text: readonly string[], chars: number): readonly string[] {
+  const out: string[] = [];
+  let length = 0;
+  for (const piece of text) {
+    if (length + piece.length >= chars) {
+      out.push(piece.slice(0, chars - length));
+      return out;
+    }
+    out.push(piece);
+    length += piece.length;
+  }
+  return out;
+}

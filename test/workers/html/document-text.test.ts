@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { decodeText, decodeTextPieces } from '../../../workers/fetching/charset.js';
 import { processDocument, type PipelineInput } from '../../../workers/pipeline/index.js';
-import { textLength, textStart, wholeText } from '../../../workers/pipeline/document-text.js';
+import { textLength, textMatches, textStart, textWithin, wholeText } from '../../../workers/html/document-text.js';
+import { cutInto } from '../../fixtures/text-pieces.js';
 import { toStoredResult } from '../../../workers/pipeline/stored-result.js';
 import { extractionPageFiles, readExtractionPage } from '../../fixtures/extraction-pages.js';
 
@@ -25,6 +26,18 @@ describe('a document read in pieces', () => {
     expect(textStart(pieces, 7)).to.equal('<p>abc<');
     expect(textStart(pieces, 100)).to.equal('<p>abc</p><i>d</i>');
     expect(textStart('whole text', 5)).to.equal('whole');
+  });
+
+  it('finds a pattern in pieces where it finds it in the whole text, across boundaries and runs of short pieces', () => {
+    const text = `${'x'.repeat(300)}isAccessibleForFree": false${'y'.repeat(300)}`;
+    const pattern = /isAccessibleForFree[^<]{0,60}false/i;
+    for (const size of [1, 2, 7, 20, 64, 127, 128, 129, 500]) {
+      expect(textMatches(pattern, cutInto(text, size)), `pieces of ${size}`).to.equal(true);
+      expect(textMatches(/isAccessibleForFree[^<]{0,60}true/i, cutInto(text, size)), `pieces of ${size}`).to.equal(false);
+    }
+    expect(textWithin(['abc', 'def', 'ghi'], 5)).to.deep.equal(['abc', 'de']);
+    expect(textWithin(['abc', 'def'], 6)).to.deep.equal(['abc', 'def']);
+    expect(textWithin(['abc'], 10)).to.deep.equal(['abc']);
   });
 
   it('gives every format, the links and the raw page exactly as the whole page does, on real pages cut into pieces', function () {
