@@ -48,6 +48,19 @@ export function llmRequest(content: string, prompt: string, input: PipelineInput
 }
 
 /**
+ * The profiles' options with the page's main text read only when a profile
+ * asks for it (a class, not an object literal with a getter: see RenderedPage
+ * in content/index.ts).
+ */
+class MainTextOf {
+  constructor(private readonly content: ContentResult) {}
+
+  get mainText(): string {
+    return this.content.text;
+  }
+}
+
+/**
  * Builds every requested format from converted content, plus schema matching
  * and the request for LLM extraction. Structured data is read once and
  * shared by the json format, the profile and the schema matcher.
@@ -61,11 +74,7 @@ export function buildOutputs(job: { input: PipelineInput; content: ContentResult
 
   let data: StructuredData | null = null;
   const structured = () => (data ??= extractStructuredData(job.sourceHtml !== null ? wholeText(job.sourceHtml) : content.html, input.url));
-  const profileOptions = {
-    get mainText() {
-      return content.text;
-    },
-  };
+  const profileOptions = new MainTextOf(content);
   // With `auto` and a schema, the schema's field names help pick the profile when the page itself says little.
   const profileResult =
     requested.has('json') || schema
@@ -105,7 +114,7 @@ export function buildOutputs(job: { input: PipelineInput; content: ContentResult
   if (input.extractionPrompt) {
     llm = llmRequest(content.markdown, input.extractionPrompt, input);
   } else if (schema) {
-    const matched = matchSchema(schema, structured(), { profile, ...(profileResult ? { profileResult } : profileOptions) });
+    const matched = matchSchema(schema, structured(), { profile, ...(profileResult ? { profileResult } : { mainText: content.text }) });
     filteredContent = matched.filtered_content as JsonObject;
     if (input.evidence) evidence = matched.evidence as unknown as JsonObject;
   }

@@ -32,17 +32,23 @@ export type ThreadResult =
   | { kind: 'llm'; processed: ProcessedDocument & { llm: LlmRequest }; document: string }
   | { kind: 'failed'; code: string; message: string; details?: Record<string, unknown> };
 
+/** What piscina moves back: the value, and the buffers it transfers rather than copies (a class: see RenderedPage in content/index.ts). */
+class Moved {
+  constructor(private readonly value: ThreadResult & { kind: 'result' }) {}
+
+  get [transferableSymbol](): ArrayBufferLike[] {
+    const { result, links } = this.value;
+    return links ? [result.buffer, links.links.fields.buffer] : [result.buffer];
+  }
+
+  get [valueSymbol](): ThreadResult {
+    return this.value;
+  }
+}
+
 function moved(result: Uint8Array, page: ExtractedPage | undefined): ThreadResult {
   const links = page ? packPage(page) : undefined;
-  const value: ThreadResult = { kind: 'result', result, ...(links ? { links } : {}) };
-  return move({
-    get [transferableSymbol]() {
-      return links ? [result.buffer, links.links.fields.buffer] : [result.buffer];
-    },
-    get [valueSymbol]() {
-      return value;
-    },
-  }) as unknown as ThreadResult;
+  return move(new Moved({ kind: 'result', result, ...(links ? { links } : {}) })) as unknown as ThreadResult;
 }
 
 function failed(err: unknown): ThreadResult {

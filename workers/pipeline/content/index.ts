@@ -1,9 +1,10 @@
-import { recordPage } from './html-tape.js';
+import { recordPage, type Tape } from './html-tape.js';
 import { selectFullPage, selectMainContent } from './main-content.js';
 import { renderMarkdown, renderText } from './markdown-emitter.js';
 import { renderHtml } from './html-emitter.js';
 import { pageMetadata } from './page-metadata.js';
-import { createUrlResolver } from './url-resolver.js';
+import { createUrlResolver, type UrlResolver } from './url-resolver.js';
+import type { Selection } from './tape-walk.js';
 import { markdownDocument, textDocument } from './plain-input.js';
 import type { ExtractedPage } from '../../discovery/link-extractor.js';
 import type { DocumentText } from '../../html/document-text.js';
@@ -31,30 +32,48 @@ export function convertHtml(html: string, options: ContentOptions): ContentResul
   return convertPage(html, options).result;
 }
 
+/**
+ * The outputs of one recorded page, each rendered on first read, so a request
+ * for one format replays the tape once. A class rather than an object literal
+ * with getters: made once per page, such a literal kept everything its getters
+ * reach (the tape and the page) alive through young-generation collections,
+ * and half of each collection survived (docs/decisions/0025-parsing-cost.md).
+ */
+class RenderedPage implements ContentResult {
+  #markdown: string | undefined;
+  #text: string | undefined;
+  #html: string | undefined;
+  links?: ExtractedPage;
+
+  constructor(
+    private readonly tape: Tape,
+    private readonly selection: Selection,
+    private readonly urls: UrlResolver,
+    readonly title: string,
+    readonly metadata: Record<string, string>,
+  ) {}
+
+  get markdown(): string {
+    return (this.#markdown ??= renderMarkdown(this.tape, this.selection, this.urls));
+  }
+
+  get text(): string {
+    return (this.#text ??= renderText(this.tape, this.selection, this.urls));
+  }
+
+  get html(): string {
+    return (this.#html ??= renderHtml(this.tape, this.selection, this.urls));
+  }
+}
+
 /** convertHtml, and the page the outputs were read from (the page itself, unless it nested past the limit). */
 export function convertPage(html: DocumentText, options: ContentOptions): { result: ContentResult; source: DocumentText } {
   const { tape, collector, source } = recordPage(html, options.onlyMainContent !== false, options.links === true);
   const urls = createUrlResolver(options.url, tape.head.baseHref);
   const selection = options.onlyMainContent === false ? selectFullPage(tape) : selectMainContent(tape);
   const { title, metadata } = pageMetadata(tape.head, urls);
-  // Each output is rendered on first read, so a request for one format replays the tape once.
-  let markdown: string | undefined;
-  let text: string | undefined;
-  let cleaned: string | undefined;
-  const result: ContentResult = {
-    get markdown() {
-      return (markdown ??= renderMarkdown(tape, selection, urls));
-    },
-    get text() {
-      return (text ??= renderText(tape, selection, urls));
-    },
-    get html() {
-      return (cleaned ??= renderHtml(tape, selection, urls));
-    },
-    title,
-    metadata,
-    ...(collector ? { links: collector.finish(options.url) } : {}),
-  };
+  const result = new RenderedPage(tape, selection, urls, title, metadata);
+  if (collector) result.links = collector.finish(options.url);
   return { result, source };
 }
 
