@@ -27,8 +27,24 @@ const GT = 0x3e;
 const AMP = 0x26;
 const SLASH = 0x2f;
 const EQ = 0x3d;
+const DOUBLE_QUOTE = 0x22;
+const WHITESPACE = [0x20, 0x0a, 0x09, 0x0c, 0x0d];
 
-const isWhitespace = (c: number) => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d;
+/** For each ASCII code, whether it ends a run (no character past ASCII ever does). */
+function stops(...codes: number[]): Uint8Array {
+  const table = new Uint8Array(128);
+  for (const code of codes) table[code] = 1;
+  return table;
+}
+
+const TEXT_STOPS = stops(LT, AMP);
+const DOUBLE_QUOTED_STOPS = stops(DOUBLE_QUOTE, AMP);
+const SINGLE_QUOTED_STOPS = stops(0x27, AMP);
+const TAG_NAME_STOPS = stops(SLASH, GT, ...WHITESPACE);
+const ATTRIBUTE_NAME_STOPS = stops(EQ, SLASH, GT, ...WHITESPACE);
+const CLOSING_TAG_NAME_STOPS = stops(GT, ...WHITESPACE);
+
+const ends = (table: Uint8Array, c: number) => c < 128 && table[c] === 1;
 
 /** What the overrides use of the tokenizer; TypeScript calls it private. */
 interface TokenizerInternals {
@@ -45,64 +61,41 @@ interface TokenizerInternals {
 const Base = Tokenizer as unknown as new (...args: ConstructorParameters<typeof Tokenizer>) => TokenizerInternals;
 
 class Skipping extends Base {
-  /** Puts `index` on the last character before `to`, so the tokenizer's loop hands `to`'s character to the state next. */
-  private skipTo(to: number): void {
-    this.index = to - 1 + this.offset;
+  /**
+   * Moves `index` over the characters after it up to the next one that ends the run (or the buffer's end),
+   * leaving it on the last character before, so the tokenizer's loop hands that one to the state next.
+   */
+  private skipRun(table: Uint8Array): void {
+    const buffer = this.buffer;
+    let i = this.index - this.offset + 1;
+    while (i < buffer.length && !ends(table, buffer.charCodeAt(i))) i++;
+    this.index = i - 1 + this.offset;
   }
 
   override stateText(c: number): void {
-    if (c === LT || c === AMP) return super.stateText(c);
-    const buffer = this.buffer;
-    let i = this.index - this.offset + 1;
-    for (; i < buffer.length; i++) {
-      const d = buffer.charCodeAt(i);
-      if (d === LT || d === AMP) break;
-    }
-    this.skipTo(i);
+    if (ends(TEXT_STOPS, c)) super.stateText(c);
+    else this.skipRun(TEXT_STOPS);
   }
 
   override handleInAttributeValue(c: number, quote: number): void {
-    if (c === quote || c === AMP) return super.handleInAttributeValue(c, quote);
-    const buffer = this.buffer;
-    let i = this.index - this.offset + 1;
-    for (; i < buffer.length; i++) {
-      const d = buffer.charCodeAt(i);
-      if (d === quote || d === AMP) break;
-    }
-    this.skipTo(i);
+    const table = quote === DOUBLE_QUOTE ? DOUBLE_QUOTED_STOPS : SINGLE_QUOTED_STOPS;
+    if (ends(table, c)) super.handleInAttributeValue(c, quote);
+    else this.skipRun(table);
   }
 
   override stateInTagName(c: number): void {
-    if (c === SLASH || c === GT || isWhitespace(c)) return super.stateInTagName(c);
-    const buffer = this.buffer;
-    let i = this.index - this.offset + 1;
-    for (; i < buffer.length; i++) {
-      const d = buffer.charCodeAt(i);
-      if (d === SLASH || d === GT || isWhitespace(d)) break;
-    }
-    this.skipTo(i);
+    if (ends(TAG_NAME_STOPS, c)) super.stateInTagName(c);
+    else this.skipRun(TAG_NAME_STOPS);
   }
 
   override stateInAttributeName(c: number): void {
-    if (c === EQ || c === SLASH || c === GT || isWhitespace(c)) return super.stateInAttributeName(c);
-    const buffer = this.buffer;
-    let i = this.index - this.offset + 1;
-    for (; i < buffer.length; i++) {
-      const d = buffer.charCodeAt(i);
-      if (d === EQ || d === SLASH || d === GT || isWhitespace(d)) break;
-    }
-    this.skipTo(i);
+    if (ends(ATTRIBUTE_NAME_STOPS, c)) super.stateInAttributeName(c);
+    else this.skipRun(ATTRIBUTE_NAME_STOPS);
   }
 
   override stateInClosingTagName(c: number): void {
-    if (c === GT || isWhitespace(c)) return super.stateInClosingTagName(c);
-    const buffer = this.buffer;
-    let i = this.index - this.offset + 1;
-    for (; i < buffer.length; i++) {
-      const d = buffer.charCodeAt(i);
-      if (d === GT || isWhitespace(d)) break;
-    }
-    this.skipTo(i);
+    if (ends(CLOSING_TAG_NAME_STOPS, c)) super.stateInClosingTagName(c);
+    else this.skipRun(CLOSING_TAG_NAME_STOPS);
   }
 
   /** The stock contract: `index` on the character found and true, or on the buffer's last character and false. */
