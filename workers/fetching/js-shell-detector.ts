@@ -73,7 +73,7 @@ export function shellEvidence(html: DocumentText): ShellEvidence {
 
 /** True for a page whose content needs JavaScript to appear. */
 export function isJavaScriptShell(html: DocumentText): boolean {
-  const e = shellEvidence(typeof html === 'string' ? html.slice(0, SHELL_SCAN_BYTES) : textWithin(html, SHELL_SCAN_BYTES));
+  const e = shellEvidence(textWithin(html, SHELL_SCAN_BYTES));
   if (e.scripts === 0 || e.visibleChars >= SHELL_TEXT_CHARS) return false;
   return e.emptyMount || e.noscriptNeedsJs || e.visibleChars < SHELL_TEXT_CHARS / 4;
 }

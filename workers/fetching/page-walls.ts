@@ -42,7 +42,7 @@ export function refusalCaptcha(head: string): PageWall | null {
 }
 
 export function detectWall(page: { html: DocumentText; requestedUrl: string; finalUrl: string }): PageWall | null {
-  const head = typeof page.html === 'string' ? page.html.slice(0, WALL_SCAN_CHARS) : textWithin(page.html, WALL_SCAN_CHARS);
+  const head = textWithin(page.html, WALL_SCAN_CHARS);
   if (!textMatches(WALL_HINT, head)) return null;
   // Only a marked subscription wall holds back a page that shows much text; whether a page does is told by one
   // pass without a tree, which stops at that much text, before the page is parsed into one (and its pieces

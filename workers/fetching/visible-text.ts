@@ -1,5 +1,5 @@
 import { Parser, type Handler } from 'htmlparser2';
-import type { DocumentText } from '../html/document-text.js';
+import { textPieces, type DocumentText } from '../html/document-text.js';
 import { RunSkippingTokenizer } from '../html/run-skipping-tokenizer.js';
 
 /** Elements whose text a reader never sees. */
@@ -16,7 +16,7 @@ const SLICE_CHARS = 16 * 1024;
  */
 export function parseUntil(html: DocumentText, handler: Partial<Handler>, enough: () => boolean): void {
   const parser = new Parser(handler, { decodeEntities: true, Tokenizer: RunSkippingTokenizer });
-  for (const piece of typeof html === 'string' ? [html] : html) {
+  for (const piece of textPieces(html)) {
     for (let at = 0; at < piece.length; at += SLICE_CHARS) {
       parser.write(piece.slice(at, at + SLICE_CHARS));
       if (enough()) return;

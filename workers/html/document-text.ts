@@ -58,8 +58,9 @@ export function textMatches(pattern: RegExp, text: DocumentText): boolean {
   return false;
 }
 
-/** The pieces that hold the text's first `chars` characters, the last one cut to fit. */
-export function textWithin(text: readonly string[], chars: number): readonly string[] {
+/** The text's first `chars` characters: the string cut, or the pieces that hold them with the last one cut to fit. */
+export function textWithin(text: DocumentText, chars: number): DocumentText {
+  if (typeof text === 'string') return text.slice(0, chars);
   const out: string[] = [];
   let length = 0;
   for (const piece of text) {
@@ -71,4 +72,9 @@ export function textWithin(text: readonly string[], chars: number): readonly str
     length += piece.length;
   }
   return out;
+}
+
+/** The text's pieces, a whole string being one. */
+export function textPieces(text: DocumentText): readonly string[] {
+  return typeof text === 'string' ? [text] : text;
 }

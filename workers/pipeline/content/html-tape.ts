@@ -3,7 +3,7 @@ import { BLOCK, FALLBACK, PARAGRAPH, SKIP, VOID, tagKind } from './tag-kinds.js'
 import { classifyAttributes } from './boilerplate-patterns.js';
 import { createLinkCollector, LINK_PARSER_OPTIONS, type LinkCollector } from '../../discovery/link-extractor.js';
 import { limitNesting, MAX_NESTING_DEPTH, NestingOverflow } from '../nesting-guard.js';
-import { textLength, wholeText, type DocumentText } from '../../html/document-text.js';
+import { textLength, textPieces, wholeText, type DocumentText } from '../../html/document-text.js';
 
 /**
  * A page recorded once from htmlparser2's callbacks: a flat event tape
@@ -280,7 +280,7 @@ export function recordTape(html: DocumentText, forSelection = true, links?: Link
   // The piece being parsed, and where it starts in the page: a text read in place is read from it.
   let piece = '';
   let pieceStart = 0;
-  for (const next of typeof html === 'string' ? [html] : html) {
+  for (const next of textPieces(html)) {
     pieceStart += piece.length;
     piece = next;
     parser.write(next);
