@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { TrawlError, isErrorCode } from '../../common/errors.js';
 import type { ThreadResult, ThreadTask } from './pipeline-thread.js';
+import { StartCells, startedAt } from './start-cells.js';
 
 export interface PipelinePoolOptions {
   /** Threads converting pages at once; the CPU count by default. */
@@ -50,29 +50,37 @@ export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
     // A document that blows up in memory ends its thread (ERR_WORKER_OUT_OF_MEMORY), not the worker process.
     resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 2_048 },
   });
+  const startCells = new StartCells();
   // Each thread loads the pipeline now rather than on its first document.
   for (let i = 0; i < threads; i++) pool.run(null, { name: 'warmUp' }).catch(() => undefined);
 
   return {
     async run(task, opts = {}) {
       const abort = new AbortController();
-      const remaining = () => (opts.deadlineMs ?? Infinity) - Date.now();
+      const queuedAt = Date.now();
+      const deadline = opts.deadlineMs ?? Infinity;
+      const cell = startCells.take();
       // Until a thread begins on the document (one may still be loading the pipeline, or replacing a thread that
       // was stopped) only the deadline and a generous start limit apply; the budget is the document's own time.
-      let budget = Math.max(1, Math.min(options.budgetMs + THREAD_START_LIMIT_MS, remaining()));
-      let timer = setTimeout(() => abort.abort(), budget);
-      const started = new MessageChannel();
-      started.port1.once('message', () => {
-        clearTimeout(timer);
-        budget = Math.max(1, Math.min(options.budgetMs, remaining()));
-        timer = setTimeout(() => abort.abort(), budget);
-      });
+      // The timer looks at the document's start cell when it fires, and waits on while there is time left.
+      let budget = options.budgetMs;
+      let timer: NodeJS.Timeout;
+      const check = () => {
+        const began = startedAt(cell);
+        const end = Math.min(deadline, began > 0 ? began + options.budgetMs : queuedAt + options.budgetMs + THREAD_START_LIMIT_MS);
+        const now = Date.now();
+        if (now >= end) {
+          budget = Math.max(1, Math.round(Math.min(options.budgetMs, deadline - (began > 0 ? began : queuedAt))));
+          abort.abort();
+          return;
+        }
+        // A waiting document is looked at again within a budget, so one that has begun is stopped at most that late.
+        timer = setTimeout(check, began > 0 ? end - now : Math.min(end - now, options.budgetMs));
+      };
+      timer = setTimeout(check, Math.max(1, Math.min(options.budgetMs, deadline - queuedAt)));
       let result: ThreadResult;
       try {
-        result = (await pool.run(
-          { ...task, started: started.port2 },
-          { signal: abort.signal, transferList: [task.bytes.buffer as ArrayBuffer, started.port2] },
-        )) as ThreadResult;
+        result = (await pool.run({ ...task, started: cell }, { signal: abort.signal, transferList: [task.bytes.buffer as ArrayBuffer] })) as ThreadResult;
       } catch (err) {
         if (abort.signal.aborted) {
           throw new TrawlError('EXTRACTION_FAILED', `Processing the document took longer than ${Math.round(budget / 1000)} s and was stopped`, {
@@ -82,8 +90,8 @@ export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
         // The thread died (out of memory, for one): the document cannot be processed here.
         throw new TrawlError('EXTRACTION_FAILED', `Processing the document failed: ${err instanceof Error ? err.message : String(err)}`);
       } finally {
-        clearTimeout(timer);
-        started.port1.close();
+        clearTimeout(timer!);
+        startCells.release(cell);
       }
       if (result.kind !== 'failed') return result;
       throw new TrawlError(isErrorCode(result.code) ? result.code : 'EXTRACTION_FAILED', result.message, result.details);

@@ -1,4 +1,3 @@
-import type { MessagePort } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { publicFailure } from '../../common/errors.js';
 import { decodeTextPieces } from '../fetching/charset.js';
@@ -10,6 +9,7 @@ import { toStoredResult, type ResultSource } from './stored-result.js';
 import type { ExtractedPage } from '../discovery/link-extractor.js';
 import { packPage, type PackedPage } from '../discovery/packed-links.js';
 import { wholeText, type DocumentText } from '../html/document-text.js';
+import { markStarted, type StartCell } from './start-cells.js';
 
 /** A document as bytes in a known charset, moved (not copied) to the thread, which decodes it once. */
 export interface ThreadTask {
@@ -17,8 +17,8 @@ export interface ThreadTask {
   charset: string;
   input: Omit<PipelineInput, 'body'>;
   source: ResultSource;
-  /** Told when the thread begins on the document, which starts its time budget (pipeline-pool.ts). */
-  started?: MessagePort;
+  /** Where the thread writes when it begins on the document, which starts its time budget (pipeline-pool.ts). */
+  started?: StartCell;
 }
 
 /**
@@ -73,8 +73,7 @@ async function processPdf(task: ThreadTask): Promise<ThreadResult> {
 
 /** Runs in a worker thread (see pipeline-pool.ts); errors come back as data so their codes survive the thread boundary. */
 export default function runInThread(task: ThreadTask): ThreadResult | Promise<ThreadResult> {
-  task.started?.postMessage(0);
-  task.started?.close();
+  if (task.started) markStarted(task.started);
   if (task.input.contentType === PDF_MIME) return processPdf(task);
   try {
     // Decoded in pieces, never one large string (document-text.ts).

@@ -102,6 +102,36 @@ describe('pipeline/content pipeline on threads', function () {
     expect(result.content?.kind).to.deep.equal({ case: 'stringValue', value: 'after' });
   });
 
+  it('starts a queued document\'s budget when a thread begins on it, not when it was queued', async () => {
+    // One thread: the light page waits behind the heavy one for a whole budget (and the thread's replacement).
+    const queuedAt = Date.now();
+    const [heavyOutcome, light] = await Promise.allSettled([
+      pipeline.process(heavy(), { deadlineMs: Date.now() + 60_000 }),
+      pipeline.process(task('<p>queued</p>', { formats: ['text'] }), { deadlineMs: Date.now() + 60_000 }),
+    ]);
+    expect(heavyOutcome.status).to.equal('rejected');
+    expect(((heavyOutcome as PromiseRejectedResult).reason as TrawlError).code).to.equal('EXTRACTION_FAILED');
+    expect(Date.now() - queuedAt).to.be.at.least(BUDGET_MS);
+    expect(light.status).to.equal('fulfilled');
+    expect(decode((light as PromiseFulfilledResult<Uint8Array>).value).content?.kind).to.deep.equal({ case: 'stringValue', value: 'queued' });
+  });
+
+  it('stops a document that began late at its own budget', async () => {
+    // The heavy page waits a budget behind the first; it is then stopped a budget after it began, not at once.
+    const [, late] = await Promise.allSettled([
+      pipeline.process(heavy(), { deadlineMs: Date.now() + 60_000 }),
+      (async () => {
+        const queuedAt = Date.now();
+        const err = await pipeline.process(heavy(), { deadlineMs: Date.now() + 60_000 }).catch((e: TrawlError) => e);
+        return { err, tookMs: Date.now() - queuedAt };
+      })(),
+    ]);
+    const { err, tookMs } = (late as PromiseFulfilledResult<{ err: unknown; tookMs: number }>).value;
+    expect((err as TrawlError).code).to.equal('EXTRACTION_FAILED');
+    expect((err as TrawlError).details).to.include({ budget_ms: BUDGET_MS });
+    expect(tookMs).to.be.at.least(2 * BUDGET_MS);
+  });
+
   it('shortens the budget to the task deadline', async () => {
     const err = await pipeline.process(heavy(), { deadlineMs: Date.now() + 200 }).catch((e: TrawlError) => e);
     expect((err as TrawlError).code).to.equal('EXTRACTION_FAILED');
