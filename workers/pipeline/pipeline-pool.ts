@@ -70,11 +70,11 @@ export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
         const end = Math.min(deadline, began > 0 ? began + options.budgetMs : queuedAt + options.budgetMs + THREAD_START_LIMIT_MS);
         const now = Date.now();
         if (now >= end) {
-          budget = Math.max(1, Math.round(Math.min(options.budgetMs, deadline - (began > 0 ? began : queuedAt))));
+          budget = Math.max(1, Math.round(end - (began > 0 ? began : queuedAt)));
           abort.abort();
           return;
         }
-        // A waiting document is looked at again within a budget, so one that has begun is stopped at most that late.
+        // A waiting document is looked at again within a budget, so one that begins meanwhile is still stopped on time.
         timer = setTimeout(check, began > 0 ? end - now : Math.min(end - now, options.budgetMs));
       };
       timer = setTimeout(check, Math.max(1, Math.min(options.budgetMs, deadline - queuedAt)));
