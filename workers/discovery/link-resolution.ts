@@ -51,7 +51,6 @@ function parse(href: string, base: string): string | null {
   return url.href;
 }
 
-/** The absolute http(s) URL without fragment, or null for links discovery ignores (empty or `#…` only, other schemes, unparsable). */
 /**
  * The key with characters of its own. An href is a slice of the page's text, and the key joins it to its scope
  * without copying, so a remembered key would keep the page's text alive (measured: most of what the pipeline
@@ -63,6 +62,7 @@ function ownCharacters(key: string): string {
   return key;
 }
 
+/** The absolute http(s) URL without fragment, or null for links discovery ignores (empty or `#…` only, other schemes, unparsable). */
 export function resolveFoundLink(href: string, base: LinkBase): string | null {
   const trimmed = href.trim();
   if (!trimmed || trimmed.startsWith('#')) return null;

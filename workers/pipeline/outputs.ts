@@ -114,7 +114,8 @@ export function buildOutputs(job: { input: PipelineInput; content: ContentResult
   if (input.extractionPrompt) {
     llm = llmRequest(content.markdown, input.extractionPrompt, input);
   } else if (schema) {
-    const matched = matchSchema(schema, structured(), { profile, ...(profileResult ? { profileResult } : { mainText: content.text }) });
+    // A schema always has its profile read above.
+    const matched = matchSchema(schema, structured(), { profile, profileResult: profileResult! });
     filteredContent = matched.filtered_content as JsonObject;
     if (input.evidence) evidence = matched.evidence as unknown as JsonObject;
   }

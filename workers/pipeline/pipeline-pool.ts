@@ -67,10 +67,11 @@ export function createPipelinePool(options: PipelinePoolOptions): PipelinePool {
       let timer: NodeJS.Timeout;
       const check = () => {
         const began = startedAt(cell);
-        const end = Math.min(deadline, began > 0 ? began + options.budgetMs : queuedAt + options.budgetMs + THREAD_START_LIMIT_MS);
+        const from = began > 0 ? began : queuedAt;
+        const end = Math.min(deadline, from + options.budgetMs + (began > 0 ? 0 : THREAD_START_LIMIT_MS));
         const now = Date.now();
         if (now >= end) {
-          budget = Math.max(1, Math.round(end - (began > 0 ? began : queuedAt)));
+          budget = Math.max(1, Math.round(end - from));
           abort.abort();
           return;
         }
