@@ -116,6 +116,7 @@ async function politeFetch(page: CrawlPageTask, scope: CrawlScope, deps: PageCra
         signal: scope.signal,
         browser: browserOptions(scope.config),
         premiumProxy: scope.config.advanced?.use_proxy === true,
+        owner: scope.accountId,
       });
     } finally {
       void lease.release().catch(() => undefined);

@@ -26,6 +26,8 @@ export interface CrawlFetch {
   browser?: BrowserOptions;
   /** advanced.use_proxy: the fetch leaves through a premium proxy (decision 0018), whatever its tier. */
   premiumProxy?: boolean;
+  /** The crawl's account (PageRequest.owner). */
+  owner?: string;
 }
 
 /** The crawl pool's clients of every tier it runs (CRAWL_FETCH_TIERS). */
@@ -94,7 +96,7 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
     if (!loader) {
       const profile = profiles[tier];
       if (!profile) throw new Error(`The crawl pool does not run tier ${tier}`);
-      loader = proxyUrl().then((url) => createBrowserLoader({ config, redis: opts.redis, keys: opts.keys, profile: profile(), proxyUrl: url }));
+      loader = proxyUrl().then((url) => createBrowserLoader({ config, redis: opts.redis, keys: opts.keys, profile: profile(), proxyUrl: url, warmPages: tier === '3' }));
       // A proxy that could not start is tried again by the next page.
       loader.catch(() => loaders.delete(tier));
       loaders.set(tier, loader);
@@ -126,6 +128,7 @@ export function createTierFetchers(opts: { config: TrawlConfig; redis: Redis; ke
           headers: req.headers ?? {},
           followRedirects: true,
           ...(routeUrl ? { proxyUrl: routeUrl } : {}),
+          ...(req.owner ? { owner: req.owner } : {}),
         };
         if (tier === '1') return tier1(page);
         if (tier === '2') return (await tier2Fetcher())(page);

@@ -8,6 +8,7 @@ import { createSharedBrowser } from './chromium.js';
 import type { FetchOutcome } from './fetch-result.js';
 import type { PageRequest } from './leased-fetch-work.js';
 import { loadPage, type PageLoaderDeps } from './page-loader.js';
+import { createWarmPages, WARM_PAGE_LIMITS } from './warm-pages.js';
 
 /** A browser tier's page loading: one Chromium presenting a profile, launched on first use. */
 export interface BrowserLoader {
@@ -30,8 +31,11 @@ export function createBrowserLoader(opts: {
   proxyUrl: string;
   /** A tier's own step on each loaded page before it is read (the captcha tier's solving). */
   step?: Pick<PageLoaderDeps, 'beforeRead'> | undefined;
+  /** Keeps tabs between an account's tasks on one origin (tier 3; PageLoaderDeps.warmPages). */
+  warmPages?: boolean;
 }): BrowserLoader {
   const { config, redis, keys, profile } = opts;
+  const warmPages = opts.warmPages ? createWarmPages({ ...WARM_PAGE_LIMITS, maxIdle: config.tiers.browserConcurrency }) : undefined;
   const browser = createSharedBrowser({ executablePath: config.tiers.chromiumPath, proxyUrl: opts.proxyUrl, extraArgs: profile.launchArgs });
   const deps = {
     browser: browser.get,
@@ -43,11 +47,15 @@ export function createBrowserLoader(opts: {
       await redis.set(keys.artifact(name), bytes, 'EX', ARTIFACT_TTL_SECONDS);
       return artifactUrl(config.publicBaseUrl, name);
     },
+    ...(warmPages ? { warmPages } : {}),
     ...opts.step,
   };
   return {
     load: (req, options) => loadPage(deps, req, options),
     launch: () => browser.get(),
-    close: () => browser.close(),
+    async close() {
+      await warmPages?.close();
+      await browser.close();
+    },
   };
 }

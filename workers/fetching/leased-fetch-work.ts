@@ -35,6 +35,8 @@ export interface PageRequest {
   location?: CountryProfile;
   /** The attempt's own guarded SOCKS5 proxy, sending through an upstream proxy (proxy-route.ts); absent: the tier connects as usual. */
   proxyUrl?: string;
+  /** The account the page is loaded for: a tier with warm pages reuses only this account's tabs. */
+  owner?: string;
 }
 
 /** How a tier fetches a page: undici, impit or the browser. Never throws for a target's behaviour. */
@@ -161,6 +163,7 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
               followRedirects: !task.keepRedirects,
               ...(location ? { location } : {}),
               ...(proxyUrl ? { proxyUrl } : {}),
+              ...(scope.ref.accountId ? { owner: scope.ref.accountId } : {}),
             },
             task,
           ),

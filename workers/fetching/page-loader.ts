@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, BrowserContextOptions, Page, Response } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page, Request, Response } from 'playwright-core';
 import type { ArtifactExtension } from '../../common/artifacts.js';
 import { WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } from '../../common/limits.js';
 import type { BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
@@ -10,6 +10,7 @@ import { assertUrlAllowed, isUrlAllowedNow, isUrlNotAllowedError, type GuardOpti
 import type { BrowserProfile } from './browser-profile.js';
 import { readPage } from './page-tidying.js';
 import { createRequestFilter } from './request-filter.js';
+import { warmKey, type WarmPage, type WarmPages } from './warm-pages.js';
 
 export interface PageLoaderDeps {
   browser(): Promise<Browser>;
@@ -23,6 +24,12 @@ export interface PageLoaderDeps {
    * tier solves the page's captcha and continues past it). Answers a
    * failure to report, or null to read the page as it then is.
    */
+  /**
+   * Tabs kept between tasks of one owner on one origin (tier 3): a task with
+   * nothing of its own in the context reuses one, wiped of the last task's
+   * cookies and storage, instead of starting a context and a renderer.
+   */
+  warmPages?: WarmPages;
   beforeRead?(page: Page, step: { deadlineMs: number; signal: AbortSignal }): Promise<Omit<FetchFailure, 'kind' | 'timings'> | null>;
 }
 
@@ -34,7 +41,8 @@ const PROXY_REFUSAL = /ERR_SOCKS_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|E
 
 /**
  * Loads one page in a fresh context of the shared browser (cookies, storage
- * and cache are the task's alone), as tier 4 does: cookies set, requests
+ * and cache are the task's alone), as tier 4 does, or in a kept tab of the
+ * owner on the page's origin (PageLoaderDeps.warmPages): cookies set, requests
  * filtered, navigation to wait_until, wait_for, scrolling, cookie banners
  * removed, then the rendered document read and classified like an HTTP
  * answer. Never throws for a target's behaviour.
@@ -47,37 +55,27 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
   const fail = (failure: Omit<FetchFailure, 'kind' | 'timings'>): FetchFailure => ({ kind: 'failed', finalUrl, timings: timings(), ...failure });
 
   let refusedNavigation: string | undefined;
-  let context: BrowserContext | undefined;
+  let tab: Tab | undefined;
+  // Kept for the owner's next task on this origin when the load succeeds (a tier with warm pages only).
+  let keepTab = false;
+  const onRefused = (url: string, isNavigation: boolean) => {
+    if (isNavigation) refusedNavigation ??= url;
+  };
+  const abandon = () => void tab?.context.close().catch(() => undefined);
   try {
     assertUrlAllowed(new URL(req.url), deps.guard);
-    const browser = await deps.browser();
-    context = await browser.newContext({ ...contextOptions(deps.profile.context(browser.version()), req), serviceWorkers: 'block', acceptDownloads: false });
-    if (deps.profile.initScript) await context.addInitScript(deps.profile.initScript);
-    if (req.location) await context.addInitScript(languagesScript(req.location.locale));
-    const cookies = Object.entries(req.cookies);
-    if (cookies.length > 0) await context.addCookies(cookies.map(([name, value]) => ({ name, value, url: req.url })));
-    await context.route(
-      '**/*',
-      createRequestFilter({
-        guard: deps.guard,
-        loadImages: options?.screenshot === true,
-        originHeaders: { origin: new URL(req.url).origin, headers: req.headers },
-        onRefused: (url, isNavigation) => {
-          if (isNavigation) refusedNavigation ??= url;
-        },
-      }),
-    );
-    const page = await context.newPage();
+    tab = await openTab(deps, req, options, onRefused);
+    const { page } = tab;
     // The main frame's requests that failed, redirect hops included (Playwright does not route those).
     const failedNavigations: string[] = [];
-    page.on('requestfailed', (request) => {
+    tab.listen('requestfailed', (request) => {
       if (request.isNavigationRequest() && request.frame() === page.mainFrame()) failedNavigations.push(request.url());
     });
-    req.signal.addEventListener('abort', () => void context?.close().catch(() => undefined), { once: true });
+    req.signal.addEventListener('abort', abandon, { once: true });
 
     // The latest main document: a script challenge answers the first and reloads into the real one.
     let latest: Response | null = null;
-    page.on('response', (r) => {
+    tab.listen('response', (r) => {
       if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) latest = r;
     });
     const waitUntil = (WAIT_UNTIL.has(options?.waitUntil ?? '') ? options!.waitUntil : 'load') as WaitUntil;
@@ -128,6 +126,7 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     const redirects: string[] = [];
     for (let r = response.request().redirectedFrom(); r; r = r.redirectedFrom()) redirects.unshift(r.url());
     const artifacts = await captureArtifacts(deps, page, options);
+    keepTab = tab.warm !== null && new URL(finalUrl).origin === tab.warm.origin;
     return {
       ...artifacts,
       kind: 'ok',
@@ -146,8 +145,89 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     if (req.signal.aborted) return fail({ code: 'TIMEOUT', message: 'The page load was abandoned', escalate: false });
     return fail({ code: 'NETWORK_ERROR', message: `The browser failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, escalate: false });
   } finally {
-    await context?.close().catch(() => undefined);
+    req.signal.removeEventListener('abort', abandon);
+    tab?.unlisten();
+    if (tab?.warm && keepTab && !req.signal.aborted) void deps.warmPages!.keep(tab.warm);
+    else await tab?.context.close().catch(() => undefined);
   }
+}
+
+/** The context and page a load runs in, with the listeners the load added (removed before the tab is kept). */
+interface Tab {
+  context: BrowserContext;
+  page: Page;
+  /** Set when the tab may be kept for the owner's next task on its origin. */
+  warm: WarmPage | null;
+  listen<E extends 'response' | 'requestfailed'>(event: E, listener: E extends 'response' ? (r: Response) => void : (r: Request) => void): void;
+  unlisten(): void;
+}
+
+/**
+ * A waiting tab of the owner on the page's origin when the tier keeps warm
+ * pages and the task brings nothing of its own into the context (cookies,
+ * headers, a location, a proxy, or a screenshot or PDF, which load images);
+ * otherwise a fresh context: the profile, the task's settings, cookies, the
+ * request filter, and one page.
+ */
+async function openTab(deps: PageLoaderDeps, req: PageRequest, options: BrowserOptions | undefined, onRefused: (url: string, isNavigation: boolean) => void): Promise<Tab> {
+  const origin = new URL(req.url).origin;
+  const plain =
+    deps.warmPages !== undefined &&
+    req.owner !== undefined &&
+    Object.keys(req.cookies).length === 0 &&
+    Object.keys(req.headers).length === 0 &&
+    !req.location &&
+    !req.proxyUrl &&
+    options?.screenshot !== true &&
+    options?.generatePdf !== true;
+  const key = plain ? warmKey(req.owner!, origin) : null;
+  let warm = key ? await deps.warmPages!.take(key) : undefined;
+  if (warm) warm.uses++;
+  else {
+    const browser = await deps.browser();
+    const context = await browser.newContext({ ...contextOptions(deps.profile.context(browser.version()), req), serviceWorkers: 'block', acceptDownloads: false });
+    try {
+      if (deps.profile.initScript) await context.addInitScript(deps.profile.initScript);
+      if (req.location) await context.addInitScript(languagesScript(req.location.locale));
+      const cookies = Object.entries(req.cookies);
+      if (cookies.length > 0) await context.addCookies(cookies.map(([name, value]) => ({ name, value, url: req.url })));
+      // A kept tab's filter tells whichever task is using the tab.
+      let holder: WarmPage | null = null;
+      await context.route(
+        '**/*',
+        createRequestFilter({
+          guard: deps.guard,
+          loadImages: options?.screenshot === true,
+          originHeaders: { origin, headers: req.headers },
+          onRefused: (url, isNavigation) => (holder ? holder.onRefused?.(url, isNavigation) : onRefused(url, isNavigation)),
+        }),
+      );
+      const page = await context.newPage();
+      if (key) warm = holder = { key, origin, context, page, cdp: await context.newCDPSession(page), onRefused: null, uses: 1 };
+      else return tabOf(context, page, null);
+    } catch (err) {
+      await context.close().catch(() => undefined);
+      throw err;
+    }
+  }
+  warm!.onRefused = onRefused;
+  return tabOf(warm!.context, warm!.page, warm!);
+}
+
+function tabOf(context: BrowserContext, page: Page, warm: WarmPage | null): Tab {
+  const added: Array<[string, (arg: never) => void]> = [];
+  return {
+    context,
+    page,
+    warm,
+    listen(event, listener) {
+      page.on(event as 'response', listener as (r: Response) => void);
+      added.push([event, listener as (arg: never) => void]);
+    },
+    unlisten() {
+      for (const [event, listener] of added.splice(0)) page.off(event as 'response', listener as (r: Response) => void);
+    },
+  };
 }
 
 /**
