@@ -10,6 +10,7 @@ import { createWarmPages, warmKey, type WarmPage, type WarmPages } from '../../.
 import { createGuardedConnect, type GuardOptions } from '../../../common/ssrf-guard.js';
 import type { PageRequest } from '../../../workers/fetching/leased-fetch-work.js';
 import type { FetchOutcome } from '../../../workers/fetching/fetch-result.js';
+import type { BrowserOptions } from '../../../proto/gen/trawl/v1/work_pb.js';
 
 /**
  * A page that reports what it finds of an earlier visit (the cookie the
@@ -50,6 +51,7 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
   let otherBase: string;
   let shared: SharedBrowser;
   let ticks = 0;
+  let served = 0;
   let warm: WarmPages;
   let deps: PageLoaderDeps;
   const profile = stealthProfile();
@@ -61,6 +63,12 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
     otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
     site = http.createServer((req, res) => {
       if (req.url === '/blocked') return res.writeHead(403, { 'content-type': 'text/html' }).end('<!DOCTYPE html><title>Forbidden</title><p>Request blocked.</p>');
+      if (req.url === '/data') return res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'max-age=3600' }).end(String(++served));
+      if (req.url?.startsWith('/reads-data')) {
+        return res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<!DOCTYPE html><title>data</title><p id="served"></p><script>fetch("/data").then((r) => r.text()).then((t) => { document.getElementById("served").textContent = t; })</script>');
+      }
       if (req.url === '/tick') {
         ticks++;
         return res.writeHead(204).end();
@@ -178,6 +186,16 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
     expect(refused.kind).to.equal('failed');
     if (refused.kind === 'failed') expect(refused.code).to.equal('URL_NOT_ALLOWED');
     expect(warm.idle()).to.equal(0);
+  });
+
+  it('fetches what the page loads again rather than from the last task’s cache', async () => {
+    const wait = { waitFor: '#served:not(:empty)' } as BrowserOptions;
+    const first = await loadPage(deps, request('/reads-data/1'), wait);
+    await until(() => warm.idle() === 1, 'the tab to be kept');
+    const second = await loadPage(deps, request('/reads-data/2'), wait);
+    const servedIn = (o: FetchOutcome) => (o.kind === 'ok' ? /<p id="served">(\d+)/.exec(o.body.toString('utf8'))?.[1] : undefined);
+    expect(servedIn(first)).to.match(/^\d+$/);
+    expect(Number(servedIn(second))).to.equal(Number(servedIn(first)) + 1);
   });
 
   it("stops a kept tab's scripts while it waits", async () => {
