@@ -15,6 +15,12 @@ import { warmKey, type WarmPage, type WarmPages } from './warm-pages.js';
 export interface PageLoaderDeps {
   browser(): Promise<Browser>;
   profile: BrowserProfile;
+  /**
+   * Tabs kept between tasks of one owner on one origin (tier 3): a task with
+   * nothing of its own in the context reuses one, wiped of the last task's
+   * cookies and storage, instead of starting a context and a renderer.
+   */
+  warmPages?: WarmPages;
   /** Keeps a screenshot or PDF of the page for 24 hours; answers its URL. */
   saveArtifact(bytes: Buffer, extension: ArtifactExtension): Promise<string>;
   guard: GuardOptions;
@@ -24,12 +30,6 @@ export interface PageLoaderDeps {
    * tier solves the page's captcha and continues past it). Answers a
    * failure to report, or null to read the page as it then is.
    */
-  /**
-   * Tabs kept between tasks of one owner on one origin (tier 3): a task with
-   * nothing of its own in the context reuses one, wiped of the last task's
-   * cookies and storage, instead of starting a context and a renderer.
-   */
-  warmPages?: WarmPages;
   beforeRead?(page: Page, step: { deadlineMs: number; signal: AbortSignal }): Promise<Omit<FetchFailure, 'kind' | 'timings'> | null>;
 }
 
