@@ -69,6 +69,7 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
           .writeHead(200, { 'content-type': 'text/html' })
           .end('<!DOCTYPE html><title>data</title><p id="served"></p><script>fetch("/data").then((r) => r.text()).then((t) => { document.getElementById("served").textContent = t; })</script>');
       }
+      if (req.url === '/never') return; // never answered
       if (req.url === '/tick') {
         ticks++;
         return res.writeHead(204).end();
@@ -176,6 +177,20 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
     await new Promise((r) => setTimeout(r, 300));
     expect(warm.idle()).to.equal(0);
     // The next task on the origin starts afresh.
+    expect(seenIn(await loadPage(deps, request('/one'), undefined)).history).to.equal(2);
+  });
+
+  it('closes a kept tab whose task is abandoned', async () => {
+    seenIn(await loadPage(deps, request('/one'), undefined));
+    await until(() => warm.idle() === 1, 'the tab to be kept');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const abandoned = await loadPage(deps, request('/never', { signal: controller.signal }), undefined);
+    expect(abandoned.kind).to.equal('failed');
+    // Ended by the abort (closing the tab under the load), not by the load's own 20 s timeout.
+    if (abandoned.kind === 'failed') expect(abandoned.message).to.contain('abandoned');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(warm.idle()).to.equal(0);
     expect(seenIn(await loadPage(deps, request('/one'), undefined)).history).to.equal(2);
   });
 
