@@ -36,6 +36,9 @@ export interface PageLoaderDeps {
 type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
 const WAIT_UNTIL: ReadonlySet<string> = new Set(['load', 'domcontentloaded', 'networkidle']);
 
+/** A load whose task was abandoned (its deadline passed or it was cancelled): the context was closed under it. */
+const ABANDONED = { code: 'TIMEOUT', message: 'The page load was abandoned', escalate: false } as const;
+
 /** Chromium's names for a connection the guarded proxy refused or could not open. */
 const PROXY_REFUSAL = /ERR_SOCKS_CONNECTION_FAILED|ERR_PROXY_CONNECTION_FAILED|ERR_TUNNEL_CONNECTION_FAILED/;
 
@@ -88,6 +91,7 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
       // A gesture that fails (the page moved on) is no failure; a load that fails or times out is.
       if (humanize) await Promise.all([humanize(page).catch(() => undefined), page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) })]);
     } catch (err) {
+      if (req.signal.aborted) return fail(ABANDONED);
       return fail(await navigationFailure(err, failedNavigations.at(-1) ?? req.url, refusedNavigation, deps.guard));
     }
     // A navigation the page started by itself (a challenge's reload) is followed to its end.
@@ -142,7 +146,7 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     };
   } catch (err) {
     if (isUrlNotAllowedError(err)) return fail({ code: 'URL_NOT_ALLOWED', message: err.message, escalate: false });
-    if (req.signal.aborted) return fail({ code: 'TIMEOUT', message: 'The page load was abandoned', escalate: false });
+    if (req.signal.aborted) return fail(ABANDONED);
     return fail({ code: 'NETWORK_ERROR', message: `The browser failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, escalate: false });
   } finally {
     req.signal.removeEventListener('abort', abandon);
