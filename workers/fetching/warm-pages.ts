@@ -38,8 +38,6 @@ export interface WarmPages {
    * fails, or when it is not wanted.
    */
   keep(entry: WarmPage): Promise<void>;
-  /** Closes a page that is not to be kept. */
-  discard(entry: WarmPage): Promise<void>;
   /** Pages waiting now. */
   idle(): number;
   close(): Promise<void>;
@@ -113,7 +111,6 @@ export function createWarmPages(opts: WarmPagesOptions): WarmPages {
       while (waiting.length > opts.maxIdle) void discard(remove(0));
     },
 
-    discard,
     idle: () => waiting.length,
 
     async close() {

@@ -115,6 +115,12 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
     };
   }
 
+  /** A first visit of account-a to the site, and its tab kept. */
+  async function keepOne(): Promise<void> {
+    seenIn(await loadPage(deps, request('/one'), undefined));
+    await until(() => warm.idle() === 1, 'the tab to be kept');
+  }
+
   function seenIn(outcome: FetchOutcome): Seen {
     expect(outcome.kind, outcome.kind === 'failed' ? outcome.message : '').to.equal('ok');
     const html = outcome.kind === 'ok' ? outcome.body.toString('utf8') : '';
@@ -136,8 +142,7 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
   });
 
   it("never gives an account another account's tab, nor a tab of another origin", async () => {
-    seenIn(await loadPage(deps, request('/one'), undefined));
-    await until(() => warm.idle() === 1, 'the tab to be kept');
+    await keepOne();
     expect(seenIn(await loadPage(deps, request('/one', { owner: 'account-b' }), undefined)).history).to.equal(2);
     await until(() => warm.idle() === 2, "the other account's tab to be kept");
     const elsewhere = await loadPage(deps, request('/page', {}, otherBase), undefined);
@@ -150,8 +155,7 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
   });
 
   it('gives a task with cookies, headers or no owner a fresh context, and keeps none of them', async () => {
-    seenIn(await loadPage(deps, request('/one'), undefined));
-    await until(() => warm.idle() === 1, 'the tab to be kept');
+    await keepOne();
     const withCookies = seenIn(await loadPage(deps, request('/one', { cookies: { mine: 'yes' } }), undefined));
     expect(withCookies.history).to.equal(2);
     expect(withCookies.sent).to.equal('mine=yes');
@@ -163,14 +167,12 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
   });
 
   it('closes the tab when the load fails or ends on another origin', async () => {
-    seenIn(await loadPage(deps, request('/one'), undefined));
-    await until(() => warm.idle() === 1, 'the tab to be kept');
+    await keepOne();
     const blocked = await loadPage(deps, request('/blocked'), undefined);
     expect(blocked.kind).to.equal('failed');
     expect(warm.idle()).to.equal(0);
 
-    seenIn(await loadPage(deps, request('/one'), undefined));
-    await until(() => warm.idle() === 1, 'a new tab to be kept');
+    await keepOne();
     const away = await loadPage(deps, request('/away'), undefined);
     expect(away.kind).to.equal('ok');
     expect(away.finalUrl).to.equal(`${otherBase}/landing`);
@@ -181,8 +183,7 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
   });
 
   it('closes a kept tab whose task is abandoned', async () => {
-    seenIn(await loadPage(deps, request('/one'), undefined));
-    await until(() => warm.idle() === 1, 'the tab to be kept');
+    await keepOne();
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     const abandoned = await loadPage(deps, request('/never', { signal: controller.signal }), undefined);
@@ -195,8 +196,7 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
   });
 
   it('still refuses a redirect to a private address in a kept tab, and closes the tab', async () => {
-    seenIn(await loadPage(deps, request('/one'), undefined));
-    await until(() => warm.idle() === 1, 'the tab to be kept');
+    await keepOne();
     const refused = await loadPage(deps, request('/inside'), undefined);
     expect(refused.kind).to.equal('failed');
     if (refused.kind === 'failed') expect(refused.code).to.equal('URL_NOT_ALLOWED');
