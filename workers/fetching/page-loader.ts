@@ -9,7 +9,7 @@ import type { PageRequest } from './leased-fetch-work.js';
 import { assertUrlAllowed, isUrlAllowedNow, isUrlNotAllowedError, type GuardOptions } from '../../common/ssrf-guard.js';
 import type { BrowserProfile } from './browser-profile.js';
 import { readPage } from './page-tidying.js';
-import { createRequestFilter } from './request-filter.js';
+import { installRequestFilter } from './request-filter.js';
 import { warmKey, type WarmPage, type WarmPages } from './warm-pages.js';
 
 export interface PageLoaderDeps {
@@ -57,19 +57,15 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
   let finalUrl = req.url;
   const fail = (failure: Omit<FetchFailure, 'kind' | 'timings'>): FetchFailure => ({ kind: 'failed', finalUrl, timings: timings(), ...failure });
 
-  let refusedNavigation: string | undefined;
   let tab: Tab | undefined;
   // Kept for the owner's next task on this origin when the load succeeds (a tier with warm pages only).
   let keepTab = false;
-  const onRefused = (url: string, isNavigation: boolean) => {
-    if (isNavigation) refusedNavigation ??= url;
-  };
   const abandon = () => void tab?.context.close().catch(() => undefined);
   try {
     assertUrlAllowed(new URL(req.url), deps.guard);
-    tab = await openTab(deps, req, options, onRefused);
+    tab = await openTab(deps, req, options);
     const { page } = tab;
-    // The main frame's requests that failed, redirect hops included (Playwright does not route those).
+    // The main frame's requests that failed, redirect hops included: the last is the URL the proxy refused.
     const failedNavigations: string[] = [];
     tab.listen('requestfailed', (request) => {
       if (request.isNavigationRequest() && request.frame() === page.mainFrame()) failedNavigations.push(request.url());
@@ -92,7 +88,7 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
       if (humanize) await Promise.all([humanize(page).catch(() => undefined), page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) })]);
     } catch (err) {
       if (req.signal.aborted) return fail(ABANDONED);
-      return fail(await navigationFailure(err, failedNavigations.at(-1) ?? req.url, refusedNavigation, deps.guard));
+      return fail(await navigationFailure(err, failedNavigations.at(-1) ?? req.url, deps.guard));
     }
     // A navigation the page started by itself (a challenge's reload) is followed to its end.
     await page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) }).catch(() => undefined);
@@ -173,7 +169,7 @@ interface Tab {
  * otherwise a fresh context: the profile, the task's settings, cookies, the
  * request filter, and one page.
  */
-async function openTab(deps: PageLoaderDeps, req: PageRequest, options: BrowserOptions | undefined, onRefused: (url: string, isNavigation: boolean) => void): Promise<Tab> {
+async function openTab(deps: PageLoaderDeps, req: PageRequest, options: BrowserOptions | undefined): Promise<Tab> {
   const origin = new URL(req.url).origin;
   const plain =
     deps.warmPages !== undefined &&
@@ -195,26 +191,16 @@ async function openTab(deps: PageLoaderDeps, req: PageRequest, options: BrowserO
       if (req.location) await context.addInitScript(languagesScript(req.location.locale));
       const cookies = Object.entries(req.cookies);
       if (cookies.length > 0) await context.addCookies(cookies.map(([name, value]) => ({ name, value, url: req.url })));
-      // A kept tab's filter tells whichever task is using the tab.
-      let holder: WarmPage | null = null;
-      await context.route(
-        '**/*',
-        createRequestFilter({
-          guard: deps.guard,
-          loadImages: options?.screenshot === true,
-          originHeaders: { origin, headers: req.headers },
-          onRefused: (url, isNavigation) => (holder ? holder.onRefused?.(url, isNavigation) : onRefused(url, isNavigation)),
-        }),
-      );
       const page = await context.newPage();
-      if (key) warm = holder = { key, origin, context, page, cdp: await context.newCDPSession(page), onRefused: null, uses: 1 };
+      const cdp = await context.newCDPSession(page);
+      await installRequestFilter(cdp, { loadImages: options?.screenshot === true, originHeaders: { origin, headers: req.headers } });
+      if (key) warm = { key, origin, context, page, cdp, uses: 1 };
       else return tabOf(context, page, null);
     } catch (err) {
       await context.close().catch(() => undefined);
       throw err;
     }
   }
-  warm!.onRefused = onRefused;
   return tabOf(warm!.context, warm!.page, warm!);
 }
 
@@ -271,9 +257,8 @@ async function captureArtifacts(deps: PageLoaderDeps, page: Page, options: Brows
  * an unreachable host by judging the URL that failed again, as the proxy
  * did: a redirect to an internal address is URL_NOT_ALLOWED.
  */
-async function navigationFailure(err: unknown, failedUrl: string, refusedNavigation: string | undefined, guard: GuardOptions): Promise<Omit<FetchFailure, 'kind' | 'timings'>> {
+async function navigationFailure(err: unknown, failedUrl: string, guard: GuardOptions): Promise<Omit<FetchFailure, 'kind' | 'timings'>> {
   const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-  if (refusedNavigation) return { code: 'URL_NOT_ALLOWED', message: `The page navigated to ${refusedNavigation}, which is not allowed`, escalate: false };
   if (PROXY_REFUSAL.test(message)) {
     let parsed: URL | null = null;
     try {

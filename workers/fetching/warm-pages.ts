@@ -11,10 +11,8 @@ export interface WarmPage {
   readonly origin: string;
   readonly context: BrowserContext;
   readonly page: Page;
-  /** The tab's DevTools session: clears the origin's storage and stops the page's scripts while it waits. */
+  /** The tab's DevTools session: its request filter; clears the origin's storage and stops the page's scripts while it waits. */
   readonly cdp: CDPSession;
-  /** The current task's hook for URLs the context's request filter refused; null between tasks. */
-  onRefused: ((url: string, isNavigation: boolean) => void) | null;
   /** Tasks it has served. */
   uses: number;
 }
@@ -85,7 +83,6 @@ export function createWarmPages(opts: WarmPagesOptions): WarmPages {
     },
 
     async keep(entry) {
-      entry.onRefused = null;
       if (closed || entry.uses >= opts.maxUses || entry.page.isClosed()) return discard(entry);
       let timer: NodeJS.Timeout | undefined;
       const wiped = await Promise.race([
@@ -122,8 +119,8 @@ export function createWarmPages(opts: WarmPagesOptions): WarmPages {
 
 /**
  * Leaves the tab as a fresh context would find the origin: no tab the page
- * opened, no cookies, no storage of the origin, an empty sessionStorage and
- * window.name; then stops its scripts (timers, requests they would make) until it is taken.
+ * opened, no cookies, no storage of the origin, an empty HTTP cache (the
+ * context's own), an empty sessionStorage and window.name; then stops its scripts (timers, requests they would make) until it is taken.
  * The page's document stays until the next task navigates away from it.
  */
 async function wipe(entry: WarmPage): Promise<void> {
@@ -132,6 +129,7 @@ async function wipe(entry: WarmPage): Promise<void> {
     entry.page.evaluate(WIPE_SCRIPT),
     entry.context.clearCookies(),
     entry.cdp.send('Storage.clearDataForOrigin', { origin: entry.origin, storageTypes: 'all' }),
+    entry.cdp.send('Network.clearBrowserCache'),
   ]);
   await entry.cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
 }

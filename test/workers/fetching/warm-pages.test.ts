@@ -228,7 +228,7 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
       const context = await browser.newContext();
       const page = await context.newPage();
       await page.goto(`${base}/one`);
-      return { key: warmKey(owner, base), origin: base, context, page, cdp: await context.newCDPSession(page), onRefused: null, uses: 1 };
+      return { key: warmKey(owner, base), origin: base, context, page, cdp: await context.newCDPSession(page), uses: 1 };
     }
 
     it('closes the longest waiting tab past maxIdle, a worn-out tab, and a tab idle too long', async () => {
