@@ -40,8 +40,9 @@ const OFFERS = new RegExp(
     '\\bs[ií]guenos\\b',
     '\\bsuivez-nous\\b',
     '\\bseguici\\b',
-    '\\b(?:canal|kanal|channel) (?:de |auf |on )?(?:telegram|whatsapp)\\b',
-    '\\b(?:telegram|whatsapp)[- ](?:kanal|channel|canal)\\b',
+    '\\b(?:canal|kanal|channel) (?:de |auf |on )?(?:telegram|whatsapp|youtube)\\b',
+    '\\b(?:telegram|whatsapp|youtube)[- ](?:kanal|channel|canal)\\b',
+    '\\bdownload (?:the|our) (?:[\\w-]+ ){0,3}apps?\\b',
   ].join('|'),
   '',
 );
@@ -78,6 +79,9 @@ const PROMPTS = new RegExp(
     '^you (?:may|might) also like\\b',
     '^more (?:from|on|stories|articles)\\b',
     '\\bte puede interesar\\b',
+    '^zum weiterlesen\\b',
+    '^(?:vorschau auf den )?(?:vorherige[nr]?|n[aä]chste[nr]?) (?:artikel|beitrag)\\b',
+    '^(?:previous|next) (?:article|post|story)\\b',
     '^(?:lee|lea) tambi[eé]n\\b',
     '^(?:[aà] lire aussi|sur le m[eê]me sujet|lire aussi)\\b',
     '^leggi anche\\b',
@@ -89,6 +93,13 @@ const PROMPTS = new RegExp(
     '^(?:permalink|permalien)$',
     '\\bals pdf herunterladen\\b',
     '\\bdownload (?:as )?pdf\\b',
+    // Audio versions and letters to the editor.
+    '^(?:escucha|escuche) (?:esta|la) (?:nota|noticia)\\b',
+    '^listen to (?:this|the) (?:article|story)\\b',
+    '\\bsubmit (?:your|a) letter\\b',
+    // Advertising disclosures.
+    '\\b(?:dieser|der) (?:beitrag|artikel|post) enth[aä]lt (?:werbung|affiliate)',
+    '\\bthis (?:post|article) (?:contains|may contain) affiliate links\\b',
     // Reader feedback prompts.
     '\\bhat ihnen (?:dieser|der) (?:artikel|beitrag) gefallen\\b',
     '\\bwar (?:dieser|der) (?:artikel|beitrag) (?:hilfreich|n[uü]tzlich)\\b',

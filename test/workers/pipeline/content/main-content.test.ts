@@ -222,6 +222,25 @@ describe('main content', () => {
     }
   });
 
+  it('cuts app, channel, letter, audio, next-article and advertising prompts, but keeps prose using the same words', () => {
+    const prose = 'Residents were told to download the county app, which sends flood warnings, before the next storm arrives.';
+    const lines = [
+      '<p>For the latest stories download the Harbour News app for iOS and Android.</p>',
+      '<p>¡Mira lo que tiene nuestro canal de YouTube!</p>',
+      '<p>Submit your letter to the editor via this form</p>',
+      '<p><strong>ESCUCHA ESTA NOTA AQUÍ</strong></p>',
+      '<h4>Zum Weiterlesen:</h4>',
+      '<p>Vorschau auf den nächsten Artikel</p>',
+      '<p>*Werbung. Dieser Beitrag enthält Werbung für Gummistiefel.</p>',
+    ];
+    const html = `<html><body><article><h1>River floods the lower town</h1>${paragraphs()}<p>${prose}</p>${lines.join('')}</article></body></html>`;
+    const { text, markdown } = convertHtml(html, { url: URL });
+    for (const output of [text, markdown]) {
+      expectArticleWithout(output, ['Harbour News app', 'canal de YouTube', 'Submit your letter', 'ESCUCHA ESTA NOTA', 'Zum Weiterlesen', 'nächsten Artikel', 'Gummistiefel']);
+      expect(output).to.include(prose);
+    }
+  });
+
   it('cuts a line that is nothing but a date, but keeps dates in list items, table cells and sentences', () => {
     const dates = ['12.05.2022, 08:30 Uhr', 'Mon, May 4th, 2022', '4 de mayo de 2022', '2022-05-04'];
     const list = '<ul><li>03.06.2022</li><li>Opening of the new barrier</li></ul>';
