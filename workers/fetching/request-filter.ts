@@ -3,7 +3,7 @@ import type { CDPSession } from 'playwright-core';
 // The DevTools protocol's types as playwright-core declares them (its protocol module is not exported by name).
 declare const session: CDPSession;
 type FetchEnable = NonNullable<Parameters<typeof session.send<'Fetch.enable'>>[1]>;
-export type RequestPattern = NonNullable<FetchEnable['patterns']>[number];
+type RequestPattern = NonNullable<FetchEnable['patterns']>[number];
 type ResourceType = NonNullable<RequestPattern['resourceType']>;
 type HeaderEntry = NonNullable<NonNullable<Parameters<typeof session.send<'Fetch.continueRequest'>>[1]>['headers']>[number];
 
@@ -63,7 +63,7 @@ export interface RequestFilterOptions {
 export type RequestDecision = { kind: 'block' } | { kind: 'continue' } | { kind: 'headers'; headers: HeaderEntry[] };
 
 /** The requests Chromium pauses for the filter: every one the filter may refuse or change, and no other. */
-export function pausedRequests(opts: RequestFilterOptions): RequestPattern[] {
+function pausedRequests(opts: RequestFilterOptions): RequestPattern[] {
   const types: ResourceType[] = opts.loadImages ? [...SKIPPED_TYPES] : [...SKIPPED_TYPES, 'Image'];
   const own = opts.originHeaders;
   return [
