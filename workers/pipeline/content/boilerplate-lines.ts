@@ -90,7 +90,9 @@ const PROMPTS = new RegExp(
     '^zur[uü]ck(?: zu[rm]?)?(?: (?:listenansicht|[uü]bersicht|startseite|lexikon))?$',
     '^back to\\b',
     '^(?:drucken|print|imprimir|imprimer)(?: (?:this|recipe|page|artikel|seite))?$',
-    '^(?:permalink|permalien)$',
+    '^(?:permalink|permalien)(?:\\s*[:：]?\\s*https?://\\S+)?$',
+    // Where the article is filed.
+    '^(?:kategorien?|categor(?:y|ies)|cat[eé]gor(?:ie|ía)s?|rubrik|filed under|tags|schlagw[oö]rter|stichw[oö]rter)\\s*[:：]',
     '\\bals pdf herunterladen\\b',
     '\\bdownload (?:as )?pdf\\b',
     // Audio versions and letters to the editor.
