@@ -91,6 +91,10 @@ const PROMPTS = new RegExp(
     '^back to\\b',
     '^(?:drucken|print|imprimir|imprimer)(?: (?:this|recipe|page|artikel|seite))?$',
     '^(?:permalink|permalien)(?:\\s*[:：]?\\s*https?://\\S+)?$',
+    // Contact labels of a press release.
+    '^(?:presse)?kontakt\\s*[:：]?$',
+    '^ansprechpartner(?:in|\\*in|innen)?(?: zum thema)?\\s*[:：]?$',
+    '^(?:media|press) contacts?\\s*[:：]?$',
     // Where the article is filed.
     '^(?:kategorien?|categor(?:y|ies)|cat[eé]gor(?:ie|ía)s?|rubrik|filed under|tags|schlagw[oö]rter|stichw[oö]rter)\\s*[:：]',
     '\\bals pdf herunterladen\\b',
