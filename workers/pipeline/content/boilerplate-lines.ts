@@ -95,6 +95,8 @@ const PROMPTS = new RegExp(
     '^(?:presse)?kontakt\\s*[:：]?$',
     '^ansprechpartner(?:in|\\*in|innen)?(?: zum thema)?\\s*[:：]?$',
     '^(?:media|press) contacts?\\s*[:：]?$',
+    // A figure's caption.
+    '^(?:abbildung|abb\\.|figure|fig\\.)\\s*\\d*\\s*[:：]',
     // Where the article is filed.
     '^(?:kategorien?|categor(?:y|ies)|cat[eé]gor(?:ie|ía)s?|rubrik|filed under|tags|schlagw[oö]rter|stichw[oö]rter)\\s*[:：]',
     '\\bals pdf herunterladen\\b',

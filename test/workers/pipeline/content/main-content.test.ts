@@ -227,7 +227,7 @@ describe('main content', () => {
     expectLinesCut(lines, ['Artikel teilen', 'Landesregierung', 'Max Muster', 'Publié le', 'te puede interesar', 'einen Kommentar'], prose);
   });
 
-  it('cuts app, channel, letter, audio, next-article, advertising, category, permalink and contact lines, but keeps prose using the same words', () => {
+  it('cuts app, channel, letter, audio, next-article, advertising, category, permalink, contact and figure-caption lines, but keeps prose using the same words', () => {
     const prose = 'Residents were told to download the county app, which sends flood warnings, before the next storm arrives.';
     const lines = [
       '<p>For the latest stories download the Harbour News app for iOS and Android.</p>',
@@ -240,8 +240,9 @@ describe('main content', () => {
       '<p>Kategorie: Hochwasserlage</p>',
       '<p>Permalink https://example.org/p/ab12</p>',
       '<p><strong>Pressekontakt:</strong></p>',
+      '<p>Abbildung 2: Pegelstände am Hafen</p>',
     ];
-    expectLinesCut(lines, ['Harbour News app', 'canal de YouTube', 'Submit your letter', 'ESCUCHA ESTA NOTA', 'Zum Weiterlesen', 'nächsten Artikel', 'Gummistiefel', 'Hochwasserlage', 'example.org/p/ab12', 'Pressekontakt'], prose);
+    expectLinesCut(lines, ['Harbour News app', 'canal de YouTube', 'Submit your letter', 'ESCUCHA ESTA NOTA', 'Zum Weiterlesen', 'nächsten Artikel', 'Gummistiefel', 'Hochwasserlage', 'example.org/p/ab12', 'Pressekontakt', 'Pegelstände am Hafen'], prose);
   });
 
   it('cuts a line that is nothing but a date, but keeps dates in list items, table cells and sentences', () => {
