@@ -181,27 +181,26 @@ async function openTab(deps: PageLoaderDeps, req: PageRequest, options: BrowserO
     options?.screenshot !== true &&
     options?.generatePdf !== true;
   const key = plain ? warmKey(req.owner!, origin) : null;
-  let warm = key ? await deps.warmPages!.take(key) : undefined;
-  if (warm) warm.uses++;
-  else {
-    const browser = await deps.browser();
-    const context = await browser.newContext({ ...contextOptions(deps.profile.context(browser.version()), req), serviceWorkers: 'block', acceptDownloads: false });
-    try {
-      if (deps.profile.initScript) await context.addInitScript(deps.profile.initScript);
-      if (req.location) await context.addInitScript(languagesScript(req.location.locale));
-      const cookies = Object.entries(req.cookies);
-      if (cookies.length > 0) await context.addCookies(cookies.map(([name, value]) => ({ name, value, url: req.url })));
-      const page = await context.newPage();
-      const cdp = await context.newCDPSession(page);
-      await installRequestFilter(cdp, { loadImages: options?.screenshot === true, originHeaders: { origin, headers: req.headers } });
-      if (key) warm = { key, origin, context, page, cdp, uses: 1 };
-      else return tabOf(context, page, null);
-    } catch (err) {
-      await context.close().catch(() => undefined);
-      throw err;
-    }
+  const kept = key ? await deps.warmPages!.take(key) : undefined;
+  if (kept) {
+    kept.uses++;
+    return tabOf(kept.context, kept.page, kept);
   }
-  return tabOf(warm!.context, warm!.page, warm!);
+  const browser = await deps.browser();
+  const context = await browser.newContext({ ...contextOptions(deps.profile.context(browser.version()), req), serviceWorkers: 'block', acceptDownloads: false });
+  try {
+    if (deps.profile.initScript) await context.addInitScript(deps.profile.initScript);
+    if (req.location) await context.addInitScript(languagesScript(req.location.locale));
+    const cookies = Object.entries(req.cookies);
+    if (cookies.length > 0) await context.addCookies(cookies.map(([name, value]) => ({ name, value, url: req.url })));
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await installRequestFilter(cdp, { loadImages: options?.screenshot === true, originHeaders: { origin, headers: req.headers } });
+    return tabOf(context, page, key ? { key, origin, context, page, cdp, uses: 1 } : null);
+  } catch (err) {
+    await context.close().catch(() => undefined);
+    throw err;
+  }
 }
 
 function tabOf(context: BrowserContext, page: Page, warm: WarmPage | null): Tab {

@@ -65,11 +65,11 @@ export type RequestDecision = { kind: 'block' } | { kind: 'continue' } | { kind:
 /** The requests Chromium pauses for the filter: every one the filter may refuse or change, and no other. */
 function pausedRequests(opts: RequestFilterOptions): RequestPattern[] {
   const types: ResourceType[] = opts.loadImages ? [...SKIPPED_TYPES] : [...SKIPPED_TYPES, 'Image'];
-  const own = opts.originHeaders;
+  const own = callerHeaders(opts);
   return [
     ...types.map((resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' as const })),
     ...TRACKER_HOSTS.flatMap((host) => [`*://${host}/*`, `*://*.${host}/*`]).map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })),
-    ...(own && Object.keys(own.headers).length > 0 ? [{ urlPattern: `${wildcardEscape(own.origin)}/*`, requestStage: 'Request' as const }] : []),
+    ...(own ? [{ urlPattern: `${wildcardEscape(own.origin)}/*`, requestStage: 'Request' as const }] : []),
   ];
 }
 
@@ -84,8 +84,8 @@ export function decideRequest(request: { url: string; headers: Record<string, st
     return { kind: 'block' };
   }
   if (SKIPPED_TYPES.includes(resourceType) || (resourceType === 'Image' && !opts.loadImages) || isTrackerHost(parsed.hostname)) return { kind: 'block' };
-  const own = opts.originHeaders;
-  if (own && parsed.origin === own.origin && Object.keys(own.headers).length > 0) {
+  const own = callerHeaders(opts);
+  if (own && parsed.origin === own.origin) {
     const ownNames = new Set(Object.keys(own.headers).map((name) => name.toLowerCase()));
     const kept = Object.entries(request.headers).filter(([name]) => !ownNames.has(name.toLowerCase()));
     return { kind: 'headers', headers: [...kept, ...Object.entries(own.headers)].map(([name, value]) => ({ name, value })) };
@@ -109,6 +109,12 @@ export async function installRequestFilter(cdp: CDPSession, opts: RequestFilterO
     sent.catch(() => undefined);
   });
   await cdp.send('Fetch.enable', { patterns: pausedRequests(opts) });
+}
+
+/** The caller's headers for the target's origin, when there are any. */
+function callerHeaders(opts: RequestFilterOptions): RequestFilterOptions['originHeaders'] | undefined {
+  const own = opts.originHeaders;
+  return own && Object.keys(own.headers).length > 0 ? own : undefined;
 }
 
 /** A Fetch URL pattern matching `text` literally ('*', '?' and '\' escaped). */
