@@ -13,6 +13,10 @@
  * Scored twice: on the text outputs (ours: `text`; Readability's
  * `textContent`), and on the Markdown outputs with Markdown syntax removed
  * (ours: `markdown`; turndown over Readability's HTML).
+ *
+ * ms/page is timed on a second pass over the set, as in a worker that has
+ * been running for a while (the JIT has seen pages like these); the first,
+ * cold pass is timed and printed too. `--cold` times only the first pass.
  */
 import { parseArgs } from 'node:util';
 import { convertHtml } from '../../workers/pipeline/content/index.js';
@@ -37,6 +41,7 @@ const { values } = parseArgs({
     half: { type: 'string' },
     misses: { type: 'boolean', default: false },
     'no-reference': { type: 'boolean', default: false },
+    cold: { type: 'boolean', default: false },
   },
 });
 
@@ -52,6 +57,24 @@ const markdownSegment = (s: string): string => markdownAsText(s.replace(/[*`[\]|
 const ours = { text: [] as PageScore[], markdown: [] as PageScore[], ms: 0 };
 const oursByHalf = { a: { text: [] as PageScore[], markdown: [] as PageScore[], ms: 0 }, b: { text: [] as PageScore[], markdown: [] as PageScore[], ms: 0 } };
 const reference = { text: [] as PageScore[], markdown: [] as PageScore[], ms: 0 };
+
+// The cold pass: every tool over every page once, untimed but for our own total.
+let coldMs = 0;
+if (!values.cold) {
+  for (const c of cases) {
+    const html = loadPage(c);
+    const started = performance.now();
+    convertHtml(html, { url: c.url });
+    coldMs += performance.now() - started;
+    if (withReference) {
+      try {
+        turndown.turndown(readabilityExtract(html).html || '<p></p>');
+      } catch {
+        // As in the timed pass below.
+      }
+    }
+  }
+}
 
 for (const c of cases) {
   const html = loadPage(c);
@@ -107,6 +130,7 @@ console.log(row('trawl (text)', summarise(ours.text), ours.ms));
 if (withReference) console.log(row('readability+linkedom (textContent)', summarise(reference.text), reference.ms));
 console.log(row('trawl (markdown)', summarise(ours.markdown), ours.ms));
 if (withReference) console.log(row('readability+linkedom+turndown (md)', summarise(reference.markdown), reference.ms));
+if (!values.cold) console.log(`\nms/page on the second pass over the set; the first, cold pass took ${(coldMs / Math.max(1, cases.length)).toFixed(1)} ms/page (trawl).`);
 if (half === undefined) {
   console.log('\nPer half of the set (split by a hash of the file name; `--half a|b` runs one):\n');
   for (const h of ['a', 'b'] as const) {
