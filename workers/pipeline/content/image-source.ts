@@ -1,13 +1,22 @@
 /**
  * The address to show for an `<img>`: lazy-loading pages keep the real one in
- * a data attribute and put a placeholder (often an inline data: GIF) in `src`.
+ * a data attribute and put a placeholder in `src` (an inline data: GIF, or a
+ * placeholder file the page swaps out once the image scrolls into view).
  */
-const LAZY_ATTRIBUTES = ['data-src', 'data-lazy-src', 'data-original', 'data-lazy', 'data-url', 'data-srcset', 'srcset'];
+const LAZY_ATTRIBUTES = ['data-src', 'data-lazy-src', 'data-original', 'data-lazy', 'data-srcset'];
+/** Used only when `src` holds nothing usable: `data-url` also names other things than the image on some pages. */
+const FALLBACK_ATTRIBUTES = ['data-url', 'srcset'];
 
 export function imageSource(attrs: Record<string, string>): string {
+  const lazy = firstUsable(attrs, LAZY_ATTRIBUTES);
+  if (lazy) return lazy;
   const src = attrs.src?.trim() ?? '';
   if (src && !src.startsWith('data:')) return src;
-  for (const name of LAZY_ATTRIBUTES) {
+  return firstUsable(attrs, FALLBACK_ATTRIBUTES);
+}
+
+function firstUsable(attrs: Record<string, string>, names: readonly string[]): string {
+  for (const name of names) {
     const value = attrs[name]?.trim();
     if (value && !value.startsWith('data:')) return name.endsWith('srcset') ? firstCandidate(value) : value;
   }

@@ -130,6 +130,13 @@ describe('htmlToMarkdown: GitHub-Flavoured Markdown fidelity', () => {
     expect(md('<img src="data:image/gif;base64,R0lGOD" data-src="/real.jpg" alt="x">')).to.equal('![x](https://example.com/real.jpg)');
   });
 
+  it('takes lazy-loaded image sources over a placeholder file, but a src over a srcset or data-url', () => {
+    expect(md('<img src="/images/default-md.png" data-src="/photos/real.jpg" alt="x">')).to.equal('![x](https://example.com/photos/real.jpg)');
+    expect(md('<img src="/placeholder.gif" data-lazy-src="/a.jpg" alt="x">')).to.equal('![x](https://example.com/a.jpg)');
+    expect(md('<img src="/a.jpg" srcset="/a-2x.jpg 2x" data-url="/share" alt="x">')).to.equal('![x](https://example.com/a.jpg)');
+    expect(md('<img srcset="/b-1x.jpg 1x, /b-2x.jpg 2x" alt="x">')).to.equal('![x](https://example.com/b-1x.jpg)');
+  });
+
   it('drops script links and keeps their text', () => {
     expect(md('<p><a href="javascript:void(0)">click</a></p>')).to.equal('click');
   });
