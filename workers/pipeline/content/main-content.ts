@@ -140,10 +140,15 @@ function captionAlts(tape: Tape, root: number, removed: Uint8Array, caption: Uin
     const last = lastDescendant(tape, id);
     if (caption[id]) {
       const text = captionText(tape, id);
+      // The largest box around the caption, a few levels up, that is still figure-sized.
       let figure = id;
-      for (let level = 0; level < CAPTION_FIGURE_LEVELS && tape.parent[figure]! > root; level++) figure = tape.parent[figure]!;
+      for (let level = 0; level < CAPTION_FIGURE_LEVELS && tape.parent[figure]! > root; level++) {
+        const up = tape.parent[figure]!;
+        if (lastDescendant(tape, up) - up > CAPTION_FIGURE_ELEMENTS) break;
+        figure = up;
+      }
       const figureEnd = lastDescendant(tape, figure);
-      if (text.length > 0 && figureEnd - figure <= CAPTION_FIGURE_ELEMENTS) {
+      if (text.length > 0) {
         for (let d = figure; d <= figureEnd; d++) {
           if (tape.tag[d] !== 'img') continue;
           const alt = comparableText(`${tape.attrs[d]!.alt ?? ''}`);

@@ -125,6 +125,17 @@ describe('main content', () => {
     expect(markdown).to.not.include('Water in the market square');
   });
 
+  it('drops the alt text repeating a cut caption when the figure sits in a long section', () => {
+    const figure = '<figure><picture><source srcset="/flood-s.jpg" media="(max-width: 360px)"><img src="/flood.jpg" alt="Water in the market square."></picture><figcaption>Water in the market square.</figcaption></figure>';
+    // Far more than a figure's worth of elements around it: the picture must be found in the figure itself.
+    const emphasis = Array.from({ length: 40 }, (_, i) => `<p>Volunteers filled <b>sandbags</b> in <i>street ${i + 1}</i> until the evening.</p>`).join('');
+    const html = `<html><body><article><section>${paragraphs()}${figure}${emphasis}</section></article></body></html>`;
+    const { text, markdown } = convertHtml(html, { url: URL });
+    for (const paragraph of ARTICLE_PARAGRAPHS) expect(text).to.include(paragraph);
+    expect(markdown).to.include('](https://news.example.org/flood.jpg)');
+    for (const output of [text, markdown]) expect(output).to.not.include('Water in the market square');
+  });
+
   it('keeps a long caption that reads as prose', () => {
     const long = 'The flooded market square seen from the church tower at noon, '.repeat(8);
     const html = `<html><body><article>${paragraphs()}<figure><img src="/a.jpg"><figcaption>${long}</figcaption></figure></article></body></html>`;
