@@ -46,7 +46,10 @@ const LEAF_PARAGRAPHS = new Set(['p', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
  * See docs/decisions/0007-main-content-signals.md for why each signal is there.
  */
 export function selectMainContent(tape: Tape): Selection {
-  const selection = selectFrom(tape, analyseContent(tape, false));
+  const analysis = analyseContent(tape, false);
+  // A page whose every paragraph sits in furniture by its marks (an article in an `aside`): the marks say nothing
+  // about such a page, so its content is found by the paragraphs alone rather than answered empty.
+  const selection = selectFrom(tape, analysis.best < 0 && textOutside(tape, analysis.dead) === 0 ? analyseContent(tape, false, false) : analysis);
   return needsFallback(tape, selection) ? selectFrom(tape, analyseContent(tape, true)) : selection;
 }
 
@@ -120,6 +123,18 @@ function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
   if (inside) keepInside(tape, root, described, removed);
   dropEmptySections(tape, root, removed);
   return { root, removed, captionAlt: captionAlts(tape, root, removed, caption) };
+}
+
+/** The text of the page's body outside the marked elements (and outside its head). */
+function textOutside(tape: Tape, marked: Uint8Array): number {
+  let chars = 0;
+  for (let id = 0; id < tape.tag.length; id++) {
+    if (tape.parent[id] === -1) chars += tape.chars[id]!;
+    const p = tape.parent[id]!;
+    const top = p === -1 || (!marked[p] && tape.tag[p] !== 'head');
+    if (top && (marked[id] || tape.tag[id] === 'head')) chars -= tape.chars[id]!;
+  }
+  return chars;
 }
 
 /** How far up from a cut caption its picture is looked for, in levels and in elements. */
@@ -277,7 +292,7 @@ export interface ContentAnalysis {
 }
 
 /** The furniture marks and candidate scores behind `selectMainContent`. */
-export function analyseContent(tape: Tape, withFallback = false): ContentAnalysis {
+export function analyseContent(tape: Tape, withFallback = false, furnitureMarks = true): ContentAnalysis {
   const n = tape.tag.length;
   const { parent, kind, hints, chars, linkChars, tag } = tape;
   let total = 0;
@@ -310,7 +325,13 @@ export function analyseContent(tape: Tape, withFallback = false): ContentAnalysi
     const container = (kind[id]! & CONTAINER) !== 0 || (h & ARTICLE_BODY) !== 0;
     inContainer[id] = container || (p >= 0 && inContainer[p] === 1) ? 1 : 0;
     const verdict =
-      kind[id]! & FALLBACK ? (withFallback ? KEEP : FURNITURE_JUNK) : isJunk(id, tape, total, p >= 0 && inContainer[p] === 1, holdsMain[id] === 1, holdsImage[id] === 1);
+      kind[id]! & FALLBACK
+        ? withFallback
+          ? KEEP
+          : FURNITURE_JUNK
+        : furnitureMarks
+          ? isJunk(id, tape, total, p >= 0 && inContainer[p] === 1, holdsMain[id] === 1, holdsImage[id] === 1)
+          : KEEP;
     if (verdict !== KEEP) junk[id] = 1;
     dead[id] = junk[id] === 1 || (p >= 0 && dead[p] === 1) ? 1 : 0;
     if (verdict === CAPTION_JUNK) caption[id] = 1;

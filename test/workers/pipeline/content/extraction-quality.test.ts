@@ -12,9 +12,9 @@ import { DATA_DIR, halfOf, loadCases, loadPage, markdownAsText, scorePage, summa
  * name, one tuned on and one held out) has its own, lower floor, so a gain on
  * one half cannot hide a loss on the other.
  */
-const WITH_RECALL_FLOOR = 0.945;
+const WITH_RECALL_FLOOR = 0.947;
 const WITHOUT_AVOIDANCE_FLOOR = 0.945;
-const HALF_WITH_RECALL_FLOOR = 0.93;
+const HALF_WITH_RECALL_FLOOR = 0.935;
 const HALF_WITHOUT_AVOIDANCE_FLOOR = 0.935;
 
 const markdownSegment = (s: string): string => markdownAsText(s.replace(/[*`[\]|]/g, ' '));

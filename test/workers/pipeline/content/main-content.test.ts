@@ -329,6 +329,17 @@ describe('main content', () => {
     }
   });
 
+  it('finds an article set entirely inside furniture by its tags, rather than answering nothing', () => {
+    // The site's links outweigh the article, so the aside is not the bulk of the page.
+    const links = (from: number) => Array.from({ length: 20 }, (_, i) => `<li><a href="/section/${from + i}">Regional section number ${from + i}</a></li>`).join('');
+    const nav = `<nav><ul><li><a href="/">Home</a></li><li><a href="/politics">Politics</a></li>${links(0)}</ul></nav>`;
+    const article = `<aside class="page-direct-content"><section class="detail"><header class="functions"><h1>Floods in the lower town</h1><div class="teaser-detail">${paragraphs()}</div></header></section></aside>`;
+    const footer = `<footer><ul><li><a href="/imprint">Imprint</a></li><li><a href="/privacy">Privacy</a></li>${links(20)}</ul></footer>`;
+    const { text } = convertHtml(`<html><head><title>Floods</title></head><body>${nav}${article}${footer}</body></html>`, { url: URL });
+    for (const paragraph of ARTICLE_PARAGRAPHS) expect(text).to.include(paragraph);
+    for (const furniture of ['Politics', 'Imprint']) expect(text).to.not.include(furniture);
+  });
+
   it('falls back to the page when nothing looks like an article', () => {
     const html = '<html><body><p>Short note.</p></body></html>';
     expect(htmlToMarkdown(html, { url: URL })).to.equal('Short note.');
