@@ -49,7 +49,7 @@ export function selectMainContent(tape: Tape): Selection {
   const analysis = analyseContent(tape, false);
   // A page whose every paragraph sits in furniture by its marks (an article in an `aside`): the marks say nothing
   // about such a page, so its content is found by the paragraphs alone rather than answered empty.
-  const selection = selectFrom(tape, analysis.best < 0 && textOutside(tape, analysis.dead) === 0 ? analyseContent(tape, false, false) : analysis);
+  const selection = selectFrom(tape, analysis.best < 0 && textOutside(tape, analysis.dead) <= 0 ? analyseContent(tape, false, false) : analysis);
   return needsFallback(tape, selection) ? selectFrom(tape, analyseContent(tape, true)) : selection;
 }
 
@@ -128,11 +128,12 @@ function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
 /** The text of the page's body outside the marked elements (and outside its head). */
 function textOutside(tape: Tape, marked: Uint8Array): number {
   let chars = 0;
+  for (let id = 0; id < tape.tag.length; id++) if (tape.parent[id] === -1) chars += tape.chars[id]!;
   for (let id = 0; id < tape.tag.length; id++) {
-    if (tape.parent[id] === -1) chars += tape.chars[id]!;
-    const p = tape.parent[id]!;
-    const top = p === -1 || (!marked[p] && tape.tag[p] !== 'head');
-    if (top && (marked[id] || tape.tag[id] === 'head')) chars -= tape.chars[id]!;
+    if (marked[id] || tape.tag[id] === 'head') {
+      chars -= tape.chars[id]!;
+      id = lastDescendant(tape, id);
+    }
   }
   return chars;
 }
