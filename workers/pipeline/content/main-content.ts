@@ -46,11 +46,11 @@ const LEAF_PARAGRAPHS = new Set(['p', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
  * See docs/decisions/0007-main-content-signals.md for why each signal is there.
  */
 export function selectMainContent(tape: Tape): Selection {
-  const analysis = analyseContent(tape, false);
+  const analysis = analyseContent(tape);
   // A page whose every paragraph sits in furniture by its marks (an article in an `aside`): the marks say nothing
   // about such a page, so its content is found by the paragraphs alone rather than answered empty.
-  const selection = selectFrom(tape, analysis.best < 0 && textOutside(tape, analysis.dead) <= 0 ? analyseContent(tape, false, false) : analysis);
-  return needsFallback(tape, selection) ? selectFrom(tape, analyseContent(tape, true)) : selection;
+  const selection = selectFrom(tape, analysis.best < 0 && textOutside(tape, analysis.dead) <= 0 ? analyseContent(tape, { furnitureMarks: false }) : analysis);
+  return needsFallback(tape, selection) ? selectFrom(tape, analyseContent(tape, { noscript: true })) : selection;
 }
 
 /** Fallback (noscript) text a page needs before it is looked at, and how much more of it there must be than of the selection. */
@@ -67,7 +67,7 @@ function needsFallback(tape: Tape, selection: Selection): boolean {
   if (fallback < MIN_FALLBACK_CHARS) return false;
   let selected = 0;
   if (selection.root >= 0) selected = tape.chars[selection.root]!;
-  else for (let id = 0; id < tape.tag.length; id++) if (tape.parent[id] === -1) selected += tape.chars[id]!;
+  else selected = pageChars(tape);
   return selected * FALLBACK_RATIO < fallback;
 }
 
@@ -127,8 +127,7 @@ function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
 
 /** The text of the page's body outside the marked elements (and outside its head). */
 function textOutside(tape: Tape, marked: Uint8Array): number {
-  let chars = 0;
-  for (let id = 0; id < tape.tag.length; id++) if (tape.parent[id] === -1) chars += tape.chars[id]!;
+  let chars = pageChars(tape);
   for (let id = 0; id < tape.tag.length; id++) {
     if (marked[id] || tape.tag[id] === 'head') {
       chars -= tape.chars[id]!;
@@ -292,12 +291,25 @@ export interface ContentAnalysis {
   bestScore: number;
 }
 
+export interface AnalysisOptions {
+  /** Read the page's noscript fallback content as content (a page rendered by a script). */
+  noscript?: boolean;
+  /** false: nothing is furniture by its tag, role or class (a page whose every paragraph is marked so). */
+  furnitureMarks?: boolean;
+}
+
+/** The text of the whole page, head included. */
+function pageChars(tape: Tape): number {
+  let chars = 0;
+  for (let id = 0; id < tape.tag.length; id++) if (tape.parent[id] === -1) chars += tape.chars[id]!;
+  return chars;
+}
+
 /** The furniture marks and candidate scores behind `selectMainContent`. */
-export function analyseContent(tape: Tape, withFallback = false, furnitureMarks = true): ContentAnalysis {
+export function analyseContent(tape: Tape, opts: AnalysisOptions = {}): ContentAnalysis {
   const n = tape.tag.length;
   const { parent, kind, hints, chars, linkChars, tag } = tape;
-  let total = 0;
-  for (let id = 0; id < n; id++) if (parent[id] === -1) total += chars[id]!;
+  const total = pageChars(tape);
 
   // Whether a subtree holds an element marked as the main content; class words never cut such a subtree.
   const holdsMain = new Uint8Array(n);
@@ -327,12 +339,12 @@ export function analyseContent(tape: Tape, withFallback = false, furnitureMarks 
     inContainer[id] = container || (p >= 0 && inContainer[p] === 1) ? 1 : 0;
     const verdict =
       kind[id]! & FALLBACK
-        ? withFallback
+        ? opts.noscript
           ? KEEP
           : FURNITURE_JUNK
-        : furnitureMarks
-          ? isJunk(id, tape, total, p >= 0 && inContainer[p] === 1, holdsMain[id] === 1, holdsImage[id] === 1)
-          : KEEP;
+        : opts.furnitureMarks === false
+          ? KEEP
+          : isJunk(id, tape, total, p >= 0 && inContainer[p] === 1, holdsMain[id] === 1, holdsImage[id] === 1);
     if (verdict !== KEEP) junk[id] = 1;
     dead[id] = junk[id] === 1 || (p >= 0 && dead[p] === 1) ? 1 : 0;
     if (verdict === CAPTION_JUNK) caption[id] = 1;
