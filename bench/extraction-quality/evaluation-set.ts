@@ -8,8 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import sniffHTMLEncoding from 'html-encoding-sniffer';
-import iconv from 'iconv-lite';
+import { decodeText, detectCharset } from '../../workers/fetching/charset.js';
 
 export const DATA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/data/extraction');
 
@@ -52,11 +51,10 @@ export function halfOf(c: EvaluationCase): Half {
   return (digest[0]! & 1) === 0 ? 'a' : 'b';
 }
 
-/** The page decoded as a browser would (BOM, then meta charset, else UTF-8). */
+/** The page decoded as the fetch tiers decode an HTML response whose Content-Type names no charset (BOM, then the page's meta charset, else UTF-8). */
 export function loadPage(c: EvaluationCase): string {
   const bytes = gunzipSync(readFileSync(c.file));
-  const encoding = sniffHTMLEncoding(bytes, { defaultEncoding: 'UTF-8' });
-  return iconv.decode(bytes, iconv.encodingExists(encoding) ? encoding : 'utf-8');
+  return decodeText(bytes, detectCharset(bytes, 'text/html'));
 }
 
 export const NORMALISATION =

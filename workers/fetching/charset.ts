@@ -33,6 +33,43 @@ function metaPrescan(bytes: Uint8Array): string | null {
   return found ? decodable(found) : null;
 }
 
+/** How far into a page its head is searched for a charset declaration past the prescan's first 1024 bytes, and how many meta tags are read. */
+const HEAD_SCAN_BYTES = 64 * 1024;
+const MAX_HEAD_METAS = 64;
+
+/**
+ * A `<meta>` charset declaration further into the head than the prescan's
+ * 1024 bytes, as Chromium finds one: its parser keeps looking while it is in
+ * the head (a page whose head opens with long scripts or injected markup, as
+ * an archived copy's does, declares its charset after them). Script and
+ * comment contents are passed over, in one pass from start to end (a script
+ * left open ends the search); each meta tag is read by the prescan's own
+ * rules.
+ */
+function headScan(bytes: Uint8Array): string | null {
+  if (bytes.length <= 1024) return null;
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, HEAD_SCAN_BYTES)).toString('latin1').toLowerCase();
+  let metas = 0;
+  for (let at = head.indexOf('<'); at >= 0 && metas < MAX_HEAD_METAS; at = head.indexOf('<', at + 1)) {
+    if (head.startsWith('<script', at)) {
+      const close = head.indexOf('</script', at + 7);
+      if (close < 0) return null;
+      at = close;
+    } else if (head.startsWith('<!--', at)) {
+      const close = head.indexOf('-->', at + 4);
+      if (close < 0) return null;
+      at = close;
+    } else if (head.startsWith('<body', at) && /[\s>]/.test(head.charAt(at + 5))) {
+      return null;
+    } else if (head.startsWith('<meta', at) && /[\s/]/.test(head.charAt(at + 5))) {
+      metas++;
+      const found = metaPrescan(bytes.subarray(at, at + 1024));
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
 const XML_DECLARATION = /^\s*<\?xml[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/;
 
 function xmlDeclaration(bytes: Uint8Array): string | null {
@@ -51,8 +88,8 @@ function isXmlMime(mime: string): boolean {
 
 /**
  * The encoding of a response body: BOM, then the Content-Type charset, then
- * the document's own declaration (`<meta>` prescan for HTML, the XML
- * declaration for XML), then UTF-8. Labels this process cannot decode are
+ * the document's own declaration (`<meta>` prescan for HTML, then the rest
+ * of its head; the XML declaration for XML), then UTF-8. Labels this process cannot decode are
  * skipped. The name is lower-case (`utf-8`, `shift_jis`, `windows-1252`, ...).
  */
 export function detectCharset(bytes: Uint8Array, mime: string, headerCharset?: string): string {
@@ -60,7 +97,7 @@ export function detectCharset(bytes: Uint8Array, mime: string, headerCharset?: s
   if (fromBom) return fromBom;
   const fromHeader = headerCharset ? resolveLabel(headerCharset) : null;
   if (fromHeader) return fromHeader;
-  const declared = isHtmlMime(mime) ? metaPrescan(bytes) : isXmlMime(mime) ? xmlDeclaration(bytes) : null;
+  const declared = isHtmlMime(mime) ? (metaPrescan(bytes) ?? headScan(bytes)) : isXmlMime(mime) ? xmlDeclaration(bytes) : null;
   return declared ?? DEFAULT_CHARSET;
 }
 

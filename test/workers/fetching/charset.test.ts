@@ -52,6 +52,27 @@ describe('charset detection and decoding', () => {
     expect(decodeBody(bytes, 'text/html').text).to.contain('臺北');
   });
 
+  it('finds a meta charset later in the head than the first 1024 bytes, past scripts, as Chromium does', () => {
+    // Past the first 1024 bytes, where the prescan (which reads script text as markup) has stopped.
+    const scripts = `<script>${'var x = 1;'.repeat(120)} var banner = "<meta charset=koi8-r>";</script><!-- <meta charset="big5"> -->`;
+    const bytes = iconv.encode(html(`${scripts}<meta http-equiv="Content-Type" content="text/html; charset=gb2312">`, '河北'), 'gbk');
+    expect(bytes.indexOf('charset=gb2312')).to.be.greaterThan(1024);
+    expect(detectCharset(bytes, 'text/html')).to.equal('gbk');
+    expect(decodeBody(bytes, 'text/html').text).to.contain('河北');
+    // A declaration in the body, or only inside a script or comment, is no declaration.
+    const inBody = Buffer.from(`<html><head>${scripts}</head><body><p>x</p><meta charset="windows-1252"></body></html>`);
+    expect(detectCharset(inBody, 'text/html')).to.equal('utf-8');
+  });
+
+  it('searches the head in one pass, whatever scripts, comments and meta tags a page opens without closing', () => {
+    for (const head of ['<script'.repeat(9_000), '<!--'.repeat(16_000), '<meta '.repeat(10_000), `<script>${'<'.repeat(60_000)}`]) {
+      const started = performance.now();
+      expect(detectCharset(Buffer.from(`<html><head>${head}`), 'text/html'), head.slice(0, 12)).to.equal('utf-8');
+      // One pass over 64 KB takes milliseconds; a search restarted at every tag would take minutes.
+      expect(performance.now() - started, head.slice(0, 12)).to.be.below(5_000);
+    }
+  });
+
   it('ignores meta tags in bodies that are not HTML', () => {
     const bytes = Buffer.from('<meta charset="koi8-r"> plain text');
     expect(detectCharset(bytes, 'text/plain')).to.equal('utf-8');

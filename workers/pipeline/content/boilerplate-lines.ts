@@ -35,6 +35,7 @@ const OFFERS = new RegExp(
     '\\bh(?:azte|[aá]gase) (?:miembro|socio)\\b',
     '\\bdevenez membre\\b',
     '\\bbecome a member\\b',
+    '\\bwerde(?:n sie)? (?:jetzt )?mitglied\\b',
     '\\bfolg(?:e|t|en sie) uns\\b',
     '\\bfollow us\\b',
     '\\bs[ií]guenos\\b',
@@ -43,6 +44,8 @@ const OFFERS = new RegExp(
     '\\b(?:canal|kanal|channel) (?:de |auf |on )?(?:telegram|whatsapp|youtube)\\b',
     '\\b(?:telegram|whatsapp|youtube)[- ](?:kanal|channel|canal)\\b',
     '\\bdownload (?:the|our) (?:[\\w-]+ ){0,3}apps?\\b',
+    '\\bstraight to your (?:phone|inbox)\\b',
+    '^follow (?:[\\w.@-]+ ){1,3}on (?:twitter|facebook|instagram|linkedin|tiktok|youtube)\\b',
   ].join('|'),
   '',
 );
@@ -68,6 +71,8 @@ const PROMPTS = new RegExp(
     '\\b(?:deja|dejar|escribe) (?:un|tu) comentario\\b',
     '^comentar\\b',
     '\\blascia un commento\\b',
+    '\\bum (?:einen )?kommentare? (?:zu )?(?:schreiben|verfassen)\\b',
+    '\\bmust be logged in to (?:post a )?comment\\b',
     // Related content titles.
     '\\bmehr zum thema\\b',
     '\\bmehr themen\\b',
@@ -89,6 +94,7 @@ const PROMPTS = new RegExp(
     // Back links, print and download actions.
     '^zur[uü]ck(?: zu[rm]?)?(?: (?:listenansicht|[uü]bersicht|startseite|lexikon))?$',
     '^back to\\b',
+    '^hier geht(?: es|\'s) (?:zu[rm]?|weiter)\\b',
     '^(?:drucken|print|imprimir|imprimer)(?: (?:this|recipe|page|artikel|seite))?$',
     '^(?:permalink|permalien)(?:\\s*[:：]?\\s*https?://\\S+)?$',
     // Contact labels of a press release.
@@ -284,13 +290,16 @@ export function dropBoilerplateLines(tape: Tape, root: number, removed: Uint8Arr
   });
 }
 
-/** The small box an offer sits in: up to three levels up, while it stays short and a small part of the content. */
+const LISTS = new Set(['ul', 'ol', 'dl', 'table', 'tbody']);
+
+/** The small box an offer sits in: up to three levels up, while it stays short, a small part of the content, and no list. */
 function offerBox(tape: Tape, id: number, root: number): number {
-  const { parent, chars } = tape;
+  const { parent, chars, tag } = tape;
   let box = id;
   for (let level = 0; level < OFFER_BOX_LEVELS; level++) {
     const p = parent[box]!;
-    if (p === root || p < 0 || chars[p]! > MAX_OFFER_BOX_CHARS || chars[p]! * 3 > chars[root]!) break;
+    // A list's items are each their own: an offer set in one item is no box around the others.
+    if (p === root || p < 0 || chars[p]! > MAX_OFFER_BOX_CHARS || chars[p]! * 3 > chars[root]! || LISTS.has(tag[p]!)) break;
     box = p;
   }
   return box;

@@ -86,7 +86,11 @@ export interface HeadInfo {
   meta: MetaEntry[];
   /** `datetime` of the first `<time>` marked as the publication date, if any. */
   publishedTime: string;
+  /** The text of each `application/ld+json` script, as written (recorded for main-content selection only). */
+  structuredData: string[];
 }
+
+const JSON_LD = /^\s*application\/ld\+json\s*$/i;
 
 /** Last element id inside the subtree of `id`: the one opened last, since ids follow opening order. */
 export function lastDescendant(tape: Tape, id: number): number {
@@ -140,7 +144,7 @@ export function recordTape(html: DocumentText, forSelection = true, links?: Link
     tag: [],
     attrs: [],
     ...columns(capacity),
-    head: { title: '', baseHref: '', lang: '', canonical: '', meta: [], publishedTime: '' },
+    head: { title: '', baseHref: '', lang: '', canonical: '', meta: [], publishedTime: '', structuredData: [] },
   };
   const { ops, texts, head } = tape;
   // Open elements, innermost last; -1 marks a skipped element so closes stay balanced.
@@ -152,6 +156,8 @@ export function recordTape(html: DocumentText, forSelection = true, links?: Link
   let titleDepth = 0;
   let svgDepth = 0;
   let titleText = '';
+  // The text of the JSON-LD script being read, if one is open.
+  let structured: string | undefined;
   const classNames = new Map<string, number>();
 
   const parser = new Parser(
@@ -168,7 +174,9 @@ export function recordTape(html: DocumentText, forSelection = true, links?: Link
           } else if (name === 'html') {
             if (!head.lang && attribs.lang) head.lang = attribs.lang.trim();
           } else if (name === 'title') titleDepth++;
-          else if (name === 'time' && !head.publishedTime && attribs.datetime && /datepublished|published/i.test(`${attribs.itemprop ?? ''} ${attribs.class ?? ''}`)) {
+          else if (name === 'script') {
+            if (forSelection && attribs.type !== undefined && JSON_LD.test(attribs.type)) structured = '';
+          } else if (name === 'time' && !head.publishedTime && attribs.datetime && /datepublished|published/i.test(`${attribs.itemprop ?? ''} ${attribs.class ?? ''}`)) {
             head.publishedTime = attribs.datetime;
           }
         }
@@ -208,6 +216,7 @@ export function recordTape(html: DocumentText, forSelection = true, links?: Link
       ontext(data) {
         links?.ontext(data);
         if (titleDepth > 0) titleText += data;
+        if (structured !== undefined) structured += data;
         if (skipDepth > 0 || stack.length === 0) return;
         if (data.length === 0) return;
         // The tokenizer splits text at entities; one run of text is one event, so escaping sees it whole.
@@ -253,6 +262,10 @@ export function recordTape(html: DocumentText, forSelection = true, links?: Link
           titleDepth--;
           if (!head.title) head.title = titleText.replace(/\s+/g, ' ').trim();
           titleText = '';
+        }
+        if (name === 'script' && structured !== undefined) {
+          head.structuredData.push(structured);
+          structured = undefined;
         }
         const id = stack.pop();
         if (id === undefined) return;

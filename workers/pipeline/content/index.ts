@@ -6,6 +6,7 @@ import { pageMetadata } from './page-metadata.js';
 import { createUrlResolver, type UrlResolver } from './url-resolver.js';
 import type { Selection } from './tape-walk.js';
 import { markdownDocument, textDocument } from './plain-input.js';
+import { structuredBodyInstead } from './structured-body.js';
 import type { ExtractedPage } from '../../discovery/link-extractor.js';
 import type { DocumentText } from '../../html/document-text.js';
 
@@ -68,20 +69,34 @@ class RenderedPage implements ContentResult {
 
 /** convertHtml, and the page the outputs were read from (the page itself, unless it nested past the limit). */
 export function convertPage(html: DocumentText, options: ContentOptions): { result: ContentResult; source: DocumentText } {
-  const { tape, collector, source } = recordPage(html, options.onlyMainContent !== false, options.links === true);
-  const urls = createUrlResolver(options.url, tape.head.baseHref);
-  const selection = options.onlyMainContent === false ? selectFullPage(tape) : selectMainContent(tape);
-  const { title, metadata } = pageMetadata(tape.head, urls);
+  const { tape: page, collector, source } = recordPage(html, options.onlyMainContent !== false, options.links === true);
+  const urls = createUrlResolver(options.url, page.head.baseHref);
+  const { tape, selection } = selectContent(page, options.onlyMainContent !== false);
+  const { title, metadata } = pageMetadata(page.head, urls);
   const result = new RenderedPage(tape, selection, urls, title, metadata);
   if (collector) result.links = collector.finish(options.url);
   return { result, source };
 }
 
 export function htmlToMarkdown(html: string, options: ContentOptions): string {
-  const { tape } = recordPage(html, options.onlyMainContent !== false);
-  const urls = createUrlResolver(options.url, tape.head.baseHref);
-  const selection = options.onlyMainContent === false ? selectFullPage(tape) : selectMainContent(tape);
+  const { tape: page } = recordPage(html, options.onlyMainContent !== false);
+  const urls = createUrlResolver(options.url, page.head.baseHref);
+  const { tape, selection } = selectContent(page, options.onlyMainContent !== false);
   return renderMarkdown(tape, selection, urls);
+}
+
+/**
+ * What the outputs are rendered from: the whole page, or its main content;
+ * or, when the page's visible text is next to nothing beside the article body
+ * its JSON-LD states, that body, recorded as a document of its own.
+ */
+function selectContent(page: Tape, onlyMainContent: boolean): { tape: Tape; selection: Selection } {
+  if (!onlyMainContent) return { tape: page, selection: selectFullPage(page) };
+  const selection = selectMainContent(page);
+  const body = structuredBodyInstead(page, selection);
+  if (body === undefined) return { tape: page, selection };
+  const { tape } = recordPage(body, false);
+  return { tape, selection: selectFullPage(tape) };
 }
 
 export function extractPageMetadata(html: string, url: string): { title: string; metadata: Record<string, string> } {

@@ -10,6 +10,14 @@ describe('class and id words', () => {
     [{ class: 'article-meta entry-content' }, CONTENT | LIKELY_JUNK],
     [{ class: 'entry-content', id: 'sidebar' }, CONTENT | JUNK],
     [{ class: 'post__date', id: 'main' }, CONTENT | LIKELY_JUNK],
+    // Calls to action and embedded social posts.
+    [{ class: 'hs-cta-wrapper' }, JUNK],
+    [{ class: 'ctaBox' }, JUNK],
+    [{ class: 'twitter-tweet' }, JUNK],
+    [{ class: 'instagram-media' }, JUNK],
+    [{ class: 'tiktok-embed' }, JUNK],
+    [{ class: 'retweet-count' }, 0],
+    [{ class: 'actable' }, 0],
   ];
 
   it('reads a class list and id as the union of their names, whatever the cache already holds', () => {

@@ -340,6 +340,68 @@ describe('main content', () => {
     for (const furniture of ['Politics', 'Imprint']) expect(text).to.not.include(furniture);
   });
 
+  it('cuts membership, app, follow, comment-login and "this way to" lines, but keeps prose using the same words', () => {
+    const prose = 'Members of the rowing club, who follow the river on Twitter and on the gauge site, were the first to raise the alarm.';
+    const lines = [
+      '<p>Werden Sie Mitglied bei <strong>Flusswacht</strong> und erhalten Sie exklusive Angebote!</p>',
+      '<p>Get the latest news straight to your phone with the Harbour News app.</p>',
+      '<p>Follow The Harbour Times on Instagram</p>',
+      '<p>You must be logged in to post a comment.</p>',
+      '<p>Hier geht es zur <a href="/pegel">Pegelkarte</a></p>',
+    ];
+    expectLinesCut(lines, ['Flusswacht', 'straight to your phone', 'Harbour Times', 'logged in to post', 'Pegelkarte'], prose);
+  });
+
+  it('cuts an offer set in one item of a list without the other items', () => {
+    const items = ['Sandbags are handed out at the fire station until midnight.', 'The ferry runs again from Thursday morning.'];
+    const list = `<ul><li>${items[0]}</li><li>${items[1]}</li><li>Keep clear of the river banks.<p>Werden Sie Mitglied und erhalten Sie exklusive Angebote!</p></li></ul>`;
+    const text = convertHtml(`<html><body><article><h1>River floods the lower town</h1>${paragraphs()}${list}</article></body></html>`, { url: URL }).text;
+    expectArticleWithout(text, ['Werden Sie Mitglied']);
+    for (const item of items) expect(text).to.include(item);
+  });
+
+  it('cuts embedded social posts and calls to action from the article', () => {
+    const tweet = '<blockquote class="twitter-tweet"><p lang="en">The barrier held tonight, thanks to everyone who helped. <a href="https://t.co/x">pic.twitter.com/x</a></p>&mdash; Harbour Council (@harbour) <a href="https://twitter.com/harbour/status/1">May 4, 2024</a></blockquote>';
+    const cta = '<span class="hs-cta-wrapper"><a href="https://cta.example.com/1"><img src="/cta.png" alt="Download the flood guide"></a></span>';
+    const html = `<html><body><article><h1>River floods the lower town</h1>${paragraphs()}${tweet}${cta}</article></body></html>`;
+    const { text, markdown } = convertHtml(html, { url: URL });
+    for (const output of [text, markdown]) expectArticleWithout(output, ['The barrier held tonight', '@harbour', 'Download the flood guide']);
+  });
+
+  it("reads the article from the page's JSON-LD articleBody when the visible page is next to nothing beside it", () => {
+    const more = [
+      'The council will publish a full report on the flood in the autumn, with the gauge readings of every hour and the cost of the repairs.',
+      'Insurers have opened a hotline for the lower town, and say that claims made before the end of the month will be paid within six weeks.',
+    ];
+    const body = [...ARTICLE_PARAGRAPHS, ...more].join('\n\n');
+    const ld = (data: unknown) => `<script type="application/ld+json">${JSON.stringify(data)}</script>`;
+    const article = { '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'River floods the lower town', articleBody: body };
+    const frame = (head: string, main: string) =>
+      `<html><head><title>River floods the lower town</title>${head}</head><body><nav><a href="/">Home</a> <a href="/local">Local</a></nav><div id="app"><h1>River floods the lower town</h1>${main}</div></body></html>`;
+    const scripted = frame(ld({ '@graph': [{ '@type': 'WebPage', name: 'x' }, article] }), '<p>Loading the article…</p>');
+    const { text, markdown, title } = convertHtml(scripted, { url: URL });
+    for (const paragraph of ARTICLE_PARAGRAPHS) {
+      expect(text).to.include(paragraph);
+      expect(markdown).to.include(paragraph);
+    }
+    expect(markdown).to.include(`${ARTICLE_PARAGRAPHS[0]}\n\n${ARTICLE_PARAGRAPHS[1]}`);
+    expect(text).to.not.include('Loading the article');
+    expect(title).to.equal('River floods the lower town');
+    // A body written as markup is read as markup.
+    const marked = convertHtml(frame(ld({ ...article, articleBody: `<p>${ARTICLE_PARAGRAPHS.join('</p><p>')}</p><p>${more[0]}</p><p><strong>${more[1]}</strong></p>` }), ''), { url: URL });
+    expect(marked.markdown).to.include(`${ARTICLE_PARAGRAPHS[0]}\n\n${ARTICLE_PARAGRAPHS[1]}`);
+    expect(marked.markdown).to.include('**');
+    // The visible article wins when it is there; so does the page when several articles state a body, or the script is no JSON.
+    const visible = convertHtml(frame(ld(article), paragraphs()), { url: URL }).text;
+    expect(visible).to.include(ARTICLE_PARAGRAPHS[2]).and.not.include(more[0]);
+    const listing = frame(ld({ '@type': 'ItemList', itemListElement: [article, { ...article, articleBody: `${body} Second story.` }] }), '<p>Loading the article…</p>');
+    expect(convertHtml(listing, { url: URL }).text).to.not.include(ARTICLE_PARAGRAPHS[0]);
+    const broken = frame(`<script type="application/ld+json">{"articleBody": "${ARTICLE_PARAGRAPHS[0]}",</script>`, '<p>Loading the article…</p>');
+    expect(convertHtml(broken, { url: URL }).text).to.include('Loading the article');
+    // The whole page is the page as it is.
+    expect(convertHtml(scripted, { url: URL, onlyMainContent: false }).text).to.not.include(ARTICLE_PARAGRAPHS[0]);
+  });
+
   it('falls back to the page when nothing looks like an article', () => {
     const html = '<html><body><p>Short note.</p></body></html>';
     expect(htmlToMarkdown(html, { url: URL })).to.equal('Short note.');
