@@ -46,14 +46,19 @@ function collectBodies(value: unknown, into: Set<string>, depth: number): void {
 const MIN_BODY_CHARS = 500;
 const BODY_RATIO = 2;
 const MARKUP = /<(?:p|br|div|h[1-6]|ul|ol|li|blockquote|figure|table|strong|em|a)\b[^>]*>/i;
-const escapeHtml = (s: string): string => s.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+/**
+ * Plain text as HTML text. Ampersands are left as they are: bodies are often
+ * written with HTML entities (`&amp;`, `&#8217;`), which then read as the
+ * characters they stand for, and a bare `&` reads as itself in HTML anyway.
+ */
+const asHtmlText = (s: string): string => s.replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'));
 
 /**
  * The page's JSON-LD article body, as HTML, when the selection is next to
  * nothing beside it: the article is drawn by a script from data the page
  * carries, and the visible HTML holds only its frame. A body written as
  * markup is taken as it is; plain text becomes one paragraph per blank-line
- * separated block, its single line breaks kept.
+ * separated block, its single line breaks kept (and its entities decoded).
  */
 export function structuredBodyInstead(tape: Tape, selection: Selection): string | undefined {
   if (tape.head.structuredData.length === 0) return undefined;
@@ -69,7 +74,7 @@ export function structuredBodyInstead(tape: Tape, selection: Selection): string 
     .split(/\n\s*\n/)
     .map((p) => p.trim())
     .filter((p) => p !== '')
-    .map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`)
+    .map((p) => `<p>${asHtmlText(p).replace(/\n/g, '<br>')}</p>`)
     .join('\n');
 }
 

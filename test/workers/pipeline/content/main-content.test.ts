@@ -387,6 +387,9 @@ describe('main content', () => {
     expect(markdown).to.include(`${ARTICLE_PARAGRAPHS[0]}\n\n${ARTICLE_PARAGRAPHS[1]}`);
     expect(text).to.not.include('Loading the article');
     expect(title).to.equal('River floods the lower town');
+    // Entities in a plain body read as their characters; a bare ampersand and a bracket stay as written.
+    const entities = convertHtml(frame(ld({ ...article, articleBody: `${body}\n\nThe mayor&#8217;s office thanked AT&T &amp; the <b> crews.` }), ''), { url: URL }).text;
+    expect(entities).to.include('The mayor’s office thanked AT&T & the <b> crews.');
     // A body written as markup is read as markup.
     const marked = convertHtml(frame(ld({ ...article, articleBody: `<p>${ARTICLE_PARAGRAPHS.join('</p><p>')}</p><p>${more[0]}</p><p><strong>${more[1]}</strong></p>` }), ''), { url: URL });
     expect(marked.markdown).to.include(`${ARTICLE_PARAGRAPHS[0]}\n\n${ARTICLE_PARAGRAPHS[1]}`);
