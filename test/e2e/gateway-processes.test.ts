@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { bootIsolatedStack, type IsolatedStack } from '../../deploy/local/isolated-stack.js';
 
@@ -47,7 +47,11 @@ describe('several gateway processes on one port (TRAWL_GATEWAY_PROCESSES)', func
     for (let i = 0; i < 10; i++) expect(await live()).to.equal(200);
 
     process.kill(started.workers[0]!, 'SIGKILL');
-    // The other process goes on answering meanwhile.
+    // Once the killed process is gone (until the signal lands it may still accept a connection, which is then reset,
+    // as with any process killed mid-request), the other process goes on answering meanwhile.
+    const reaped = Date.now() + 10_000;
+    while (existsSync(`/proc/${started.workers[0]}`) && Date.now() < reaped) await sleep(20);
+    expect(existsSync(`/proc/${started.workers[0]}`), 'the killed process reaped').to.equal(false);
     for (let i = 0; i < 10; i++) expect(await live()).to.equal(200);
     let now = gatewayProcesses(port);
     const until = Date.now() + 20_000;
