@@ -1,4 +1,4 @@
-import type { Tape } from './html-tape.js';
+import { visibleChars, type Tape } from './html-tape.js';
 import { BLOCK, VOID } from './tag-kinds.js';
 import { walkSelection } from './tape-walk.js';
 
@@ -146,13 +146,6 @@ const DISCLAIMER = /^(?:(?:alle )?angaben ohne gew[aä]hr|(?:all )?(?:informatio
 const ANY_LINE = new RegExp([OFFERS, PROMPTS, CREDIT_LABEL, DATELINE, DATE_ONLY, DISCLAIMER, AGENCY, CREDIT_TAIL].map((words) => `(?:${words.source})`).join('|'));
 const LEADING_MARKS = /^[([«„“"]+\s*/;
 const TRAILING_MARKS = /\s*[)\]»“”"]+$/;
-
-/** Characters of a text other than white space. */
-function visibleChars(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 32) n++;
-  return n;
-}
 
 /** What a line of the content is, if it is not content. */
 export const enum LineKind {

@@ -92,6 +92,20 @@ export interface HeadInfo {
 
 const JSON_LD = /^\s*application\/ld\+json\s*$/i;
 
+/** Characters of a text other than white space: what the tape counts as text. */
+export function visibleChars(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 32) n++;
+  return n;
+}
+
+/** The text of the whole page, head included. */
+export function pageChars(tape: Tape): number {
+  let chars = 0;
+  for (let id = 0; id < tape.tag.length; id++) if (tape.parent[id] === -1) chars += tape.chars[id]!;
+  return chars;
+}
+
 /** Last element id inside the subtree of `id`: the one opened last, since ids follow opening order. */
 export function lastDescendant(tape: Tape, id: number): number {
   const { ops } = tape;

@@ -1,4 +1,4 @@
-import { lastDescendant, subtreeText, type Tape } from './html-tape.js';
+import { lastDescendant, pageChars, subtreeText, type Tape } from './html-tape.js';
 import type { Selection } from './tape-walk.js';
 import { ARIA_HIDDEN, ARTICLE_BODY, AUTHOR, CAPTION, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
 import { dropBoilerplateLines } from './boilerplate-lines.js';
@@ -296,13 +296,6 @@ export interface AnalysisOptions {
   noscript?: boolean;
   /** false: nothing is furniture by its tag, role or class (a page whose every paragraph is marked so). */
   furnitureMarks?: boolean;
-}
-
-/** The text of the whole page, head included. */
-function pageChars(tape: Tape): number {
-  let chars = 0;
-  for (let id = 0; id < tape.tag.length; id++) if (tape.parent[id] === -1) chars += tape.chars[id]!;
-  return chars;
 }
 
 /** The furniture marks and candidate scores behind `selectMainContent`. */

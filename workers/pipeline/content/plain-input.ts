@@ -16,7 +16,7 @@ function trimSpacesAtEnd(line: string): string {
   return end === line.length ? line : line.slice(0, end);
 }
 
-function normaliseLines(text: string): string {
+export function normaliseLines(text: string): string {
   return text
     .replace(/\r\n?/g, '\n')
     .split('\n')
@@ -26,6 +26,11 @@ function normaliseLines(text: string): string {
     .trim();
 }
 
+/** Normalised plain text as HTML: a `<p>` per blank-line-separated paragraph, its line breaks kept. */
+export function paragraphsHtml(text: string, asHtml: (text: string) => string = escapeHtml): string {
+  return text === '' ? '' : text.split(/\n\n+/).map((p) => `<p>${asHtml(p).replace(/\n/g, '<br>')}</p>`).join('\n');
+}
+
 /**
  * Plain text is already text; as Markdown it is shown as written (its
  * paragraphs are paragraphs), and as HTML each blank-line-separated paragraph
@@ -33,7 +38,7 @@ function normaliseLines(text: string): string {
  */
 export function textDocument(input: string): ContentResult {
   const text = normaliseLines(input);
-  const html = text === '' ? '' : text.split(/\n\n+/).map((p) => `<p>${escapeHtml(p).replace(/\n/g, '<br>')}</p>`).join('\n');
+  const html = paragraphsHtml(text);
   const firstLine = text.split('\n', 1)[0] ?? '';
   return { markdown: text, text, html, title: firstLine.length <= 200 ? firstLine : '', metadata: {} };
 }

@@ -1,4 +1,5 @@
-import { lastDescendant, type HeadInfo, type Tape } from './html-tape.js';
+import { lastDescendant, pageChars, visibleChars, type HeadInfo, type Tape } from './html-tape.js';
+import { normaliseLines, paragraphsHtml } from './plain-input.js';
 import type { Selection } from './tape-walk.js';
 
 /** JSON-LD scripts longer than this are not parsed (a catalogue, not one article's data). */
@@ -66,34 +67,20 @@ export function structuredBodyInstead(tape: Tape, selection: Selection): string 
   if (body === undefined) return undefined;
   const markup = MARKUP.test(body);
   // A body written as markup is measured by its text, tags aside.
-  const bodyChars = nonSpaceChars(markup ? body.replace(/<[^>]*>/g, '') : body);
+  const bodyChars = visibleChars(markup ? body.replace(/<[^>]*>/g, '') : body);
   if (bodyChars < MIN_BODY_CHARS || selectedChars(tape, selection) * BODY_RATIO >= bodyChars) return undefined;
   if (markup) return body;
-  return body
-    .replace(/\r\n?/g, '\n')
-    .split(/\n\s*\n/)
-    .map((p) => p.trim())
-    .filter((p) => p !== '')
-    .map((p) => `<p>${asHtmlText(p).replace(/\n/g, '<br>')}</p>`)
-    .join('\n');
-}
-
-function nonSpaceChars(text: string): number {
-  let chars = 0;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 32) chars++;
-  return chars;
+  return paragraphsHtml(normaliseLines(body), asHtmlText);
 }
 
 /** Non-space characters of text in the selection: its root's less those of the subtrees it leaves out. */
 function selectedChars(tape: Tape, selection: Selection): number {
-  const n = tape.tag.length;
-  const first = selection.root >= 0 ? selection.root : 0;
-  const last = selection.root >= 0 ? lastDescendant(tape, selection.root) : n - 1;
-  let chars = 0;
-  if (selection.root >= 0) chars = tape.chars[selection.root]!;
-  else for (let id = 0; id < n; id++) if (tape.parent[id] === -1) chars += tape.chars[id]!;
+  const { root, removed } = selection;
+  const first = root >= 0 ? root : 0;
+  const last = root >= 0 ? lastDescendant(tape, root) : tape.tag.length - 1;
+  let chars = root >= 0 ? tape.chars[root]! : pageChars(tape);
   for (let id = first; id <= last; id++) {
-    if (selection.removed[id]) {
+    if (removed[id]) {
       chars -= tape.chars[id]!;
       id = lastDescendant(tape, id);
     }
