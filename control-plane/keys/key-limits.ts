@@ -98,6 +98,9 @@ export function createKeyLimits(deps: {
   now?: () => number;
 }): KeyLimits {
   const now = deps.now ?? Date.now;
+  // Sent by hash (EVALSHA), the script text only when the server lacks it.
+  if (!('trawlCountRequest' in deps.redis)) deps.redis.defineCommand('trawlCountRequest', { numberOfKeys: 1, lua: COUNT_SCRIPT });
+  const countRequest = (deps.redis as unknown as { trawlCountRequest(key: string, limit: number, expiresAt: number): Promise<number> }).trawlCountRequest.bind(deps.redis);
   const cache = new Map<string, { value: KeyPeriods; expires: number }>();
   let epoch = 0;
 
@@ -123,7 +126,7 @@ export function createKeyLimits(deps: {
   }
 
   async function count(keyId: string, counter: string, limit: number, resetAt: Date, name: string, what: string): Promise<void> {
-    const n = Number(await deps.redis.eval(COUNT_SCRIPT, 1, deps.keys.apiKeyRequests(keyId, counter), limit, resetAt.getTime() + COUNTER_GRACE_MS));
+    const n = Number(await countRequest(deps.keys.apiKeyRequests(keyId, counter), limit, resetAt.getTime() + COUNTER_GRACE_MS));
     if (n >= 0) return;
     const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now()) / 1000));
     throw new TrawlError('RATE_LIMIT_EXCEEDED', `${what} (${limit} requests) is used up until ${resetAt.toISOString()}`, {

@@ -145,7 +145,8 @@ export function createKeyLimiter(redis: Redis, keys: RedisKeys, opts: KeyLimiter
       if (queue) queue.push({ cost, lease, tier, resolve, reject });
       else {
         waiting.set(keyId, [{ cost, lease, tier, resolve, reject }]);
-        if (!running.has(keyId)) void runFor(keyId);
+        // The run starts after this turn of the event loop, so the key's calls read from the same packet go in it.
+        if (!running.has(keyId)) setImmediate(() => void runFor(keyId));
       }
     });
 

@@ -249,6 +249,30 @@ describe('limits in the control plane', () => {
       }
     });
 
+    it('decides the calls of one key that arrive in the same turn of the event loop in one script run', async () => {
+      const limiter = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 5_000, log });
+      const keyId = randomUUID();
+      const tier = { ...FREE, burstPerSecond: 1_000, requestsPerMinute: 10_000, concurrentRequests: 100 };
+      const redis = services.redis as unknown as { sendCommand(command: { name: string; args: unknown[] }, ...rest: unknown[]): unknown };
+      const send = redis.sendCommand;
+      let runs = 0;
+      redis.sendCommand = function (command, ...rest) {
+        if (/^eval/i.test(command.name) && command.args.some((a) => String(a).includes(keyId))) runs++;
+        return send.call(this, command, ...rest);
+      };
+      try {
+        const calls = await Promise.all(Array.from({ length: 10 }, () => limiter.admit(keyId, tier, 1)));
+        expect(runs).to.equal(1);
+        expect(calls.map((c) => c.headers['x-concurrency-current'])).to.deep.equal(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
+        // A call in a later turn is a run of its own.
+        await limiter.admit(keyId, tier, 1);
+        expect(runs).to.equal(2);
+      } finally {
+        redis.sendCommand = send;
+        limiter.stop();
+      }
+    });
+
     it('holds calls arriving together on one key to the concurrency of the tier', async () => {
       const limiter = createKeyLimiter(services.redis, services.keys, { leaseTtlMs: 5_000, log });
       const keyId = randomUUID();
