@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { redisScript } from './redis-script.js';
 
 /**
  * Every rate limit of the system in one Lua script, run atomically in Redis
@@ -180,15 +181,9 @@ export interface RateLimitScript {
   refresh(leaseKey: string, ttlMs: number, ids: readonly string[]): Promise<void>;
 }
 
-type RunScript = (numberOfKeys: number, ...args: Array<string | number>) => Promise<number[]>;
-
-/**
- * Loads the script once on the connection: ioredis sends EVALSHA, and EVAL
- * only when Redis does not know the script (after a restart or SCRIPT FLUSH).
- */
+/** The script on the connection, sent by hash (redisScript); each call passes its number of keys first. */
 export function rateLimitScript(redis: Redis): RateLimitScript {
-  if (!('trawlRateLimit' in redis)) redis.defineCommand('trawlRateLimit', { lua: SCRIPT });
-  const run = (redis as unknown as { trawlRateLimit: RunScript }).trawlRateLimit.bind(redis);
+  const run = redisScript<[numberOfKeys: number, ...args: Array<string | number>], number[]>(redis, 'trawlRateLimit', SCRIPT);
   const takeMany: RateLimitScript['takeMany'] = async (limits, requests, leases) => {
     const args: Array<string | number> = [...limits.map((l) => l.key), leases?.key ?? `${limits[0]?.key ?? 'none'}:no-leases`, limits.length];
     for (const l of limits) args.push(l.count, l.periodMs);

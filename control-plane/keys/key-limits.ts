@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { TrawlError } from '../../common/errors.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
+import { redisScript } from '../../common/redis-script.js';
 
 export type ResetPeriod = 'daily' | 'weekly' | 'monthly';
 
@@ -98,9 +99,7 @@ export function createKeyLimits(deps: {
   now?: () => number;
 }): KeyLimits {
   const now = deps.now ?? Date.now;
-  // Sent by hash (EVALSHA), the script text only when the server lacks it.
-  if (!('trawlCountRequest' in deps.redis)) deps.redis.defineCommand('trawlCountRequest', { numberOfKeys: 1, lua: COUNT_SCRIPT });
-  const countRequest = (deps.redis as unknown as { trawlCountRequest(key: string, limit: number, expiresAt: number): Promise<number> }).trawlCountRequest.bind(deps.redis);
+  const countRequest = redisScript<[key: string, limit: number, expiresAt: number], number>(deps.redis, 'trawlCountRequest', COUNT_SCRIPT, 1);
   const cache = new Map<string, { value: KeyPeriods; expires: number }>();
   let epoch = 0;
 

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { redisScript } from '../../common/redis-script.js';
 
 /**
  * Per-domain concurrency slots shared by every worker, kept in Redis. Each
@@ -101,19 +102,6 @@ function sleep(ms: number, signal?: AbortSignal, onWake?: (wake: () => void) => 
   });
 }
 
-/** The scripts as Redis commands: sent by hash (EVALSHA), the script text only when the server lacks it. */
-interface LeaseCommands {
-  trawlLeaseAcquire(key: string, limit: string, ttl: string, holder: string): Promise<number>;
-  trawlLeaseRefresh(key: string, ttl: string, holder: string): Promise<number>;
-}
-
-function leaseCommands(redis: Redis): LeaseCommands {
-  const commands = redis as unknown as Partial<LeaseCommands>;
-  if (!commands.trawlLeaseAcquire) redis.defineCommand('trawlLeaseAcquire', { numberOfKeys: 1, lua: ACQUIRE });
-  if (!commands.trawlLeaseRefresh) redis.defineCommand('trawlLeaseRefresh', { numberOfKeys: 1, lua: REFRESH });
-  return redis as unknown as LeaseCommands;
-}
-
 /** A released slot this process still holds for its next acquire of the domain. */
 interface ParkedSlot {
   holderId: string;
@@ -126,7 +114,8 @@ export function createDomainLease(redis: Redis, opts: DomainLeaseOptions): Domai
   if (!(opts.limit >= 1) || !(opts.ttlMs >= 1)) throw new Error('A domain lease needs a limit and a ttl of at least 1');
   const ttl = String(Math.ceil(opts.ttlMs));
   const limit = String(opts.limit);
-  const scripts = leaseCommands(redis);
+  const acquireScript = redisScript<[key: string, limit: string, ttl: string, holder: string], number>(redis, 'trawlLeaseAcquire', ACQUIRE, 1);
+  const refreshScript = redisScript<[key: string, ttl: string, holder: string], number>(redis, 'trawlLeaseRefresh', REFRESH, 1);
   const lingerMs = Math.max(0, opts.lingerMs ?? 0);
   /** Released slots waiting for their next holder, by domain key. */
   const parked = new Map<string, ParkedSlot[]>();
@@ -175,7 +164,7 @@ export function createDomainLease(redis: Redis, opts: DomainLeaseOptions): Domai
       domain,
       holderId,
       async refresh() {
-        const kept = (await scripts.trawlLeaseRefresh(key, ttl, holderId)) === 1;
+        const kept = (await refreshScript(key, ttl, holderId)) === 1;
         if (kept) until = Date.now() + opts.ttlMs;
         return kept;
       },
@@ -190,7 +179,7 @@ export function createDomainLease(redis: Redis, opts: DomainLeaseOptions): Domai
     const key = keyOf(domain);
     const slot = takeParked(key);
     if (slot) return makeLease(domain, slot.holderId, key, slot.heldUntil);
-    const granted = await scripts.trawlLeaseAcquire(key, limit, ttl, holderId);
+    const granted = await acquireScript(key, limit, ttl, holderId);
     return granted === 1 ? makeLease(domain, holderId, key, Date.now() + opts.ttlMs) : null;
   };
 

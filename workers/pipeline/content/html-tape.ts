@@ -106,6 +106,17 @@ export function pageChars(tape: Tape): number {
   return chars;
 }
 
+/** `chars` less the text of each subtree among the elements first..last whose root `cut` marks (a subtree counted once). */
+export function textLess(tape: Tape, first: number, last: number, chars: number, cut: (id: number) => boolean): number {
+  for (let id = first; id <= last; id++) {
+    if (cut(id)) {
+      chars -= tape.chars[id]!;
+      id = lastDescendant(tape, id);
+    }
+  }
+  return chars;
+}
+
 /** Last element id inside the subtree of `id`: the one opened last, since ids follow opening order. */
 export function lastDescendant(tape: Tape, id: number): number {
   const { ops } = tape;

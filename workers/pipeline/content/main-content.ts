@@ -1,4 +1,4 @@
-import { lastDescendant, pageChars, subtreeText, type Tape } from './html-tape.js';
+import { lastDescendant, pageChars, subtreeText, textLess, type Tape } from './html-tape.js';
 import type { Selection } from './tape-walk.js';
 import { ARIA_HIDDEN, ARTICLE_BODY, AUTHOR, CAPTION, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
 import { dropBoilerplateLines } from './boilerplate-lines.js';
@@ -127,14 +127,7 @@ function selectFrom(tape: Tape, analysis: ContentAnalysis): Selection {
 
 /** The text of the page's body outside the marked elements (and outside its head). */
 function textOutside(tape: Tape, marked: Uint8Array): number {
-  let chars = pageChars(tape);
-  for (let id = 0; id < tape.tag.length; id++) {
-    if (marked[id] || tape.tag[id] === 'head') {
-      chars -= tape.chars[id]!;
-      id = lastDescendant(tape, id);
-    }
-  }
-  return chars;
+  return textLess(tape, 0, tape.tag.length - 1, pageChars(tape), (id) => marked[id] !== 0 || tape.tag[id] === 'head');
 }
 
 /** How far up from a cut caption its picture is looked for, in levels and in elements. */

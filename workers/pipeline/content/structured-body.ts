@@ -1,4 +1,4 @@
-import { lastDescendant, pageChars, visibleChars, type HeadInfo, type Tape } from './html-tape.js';
+import { lastDescendant, pageChars, textLess, visibleChars, type HeadInfo, type Tape } from './html-tape.js';
 import { normaliseLines, paragraphsHtml } from './plain-input.js';
 import type { Selection } from './tape-walk.js';
 
@@ -78,12 +78,5 @@ function selectedChars(tape: Tape, selection: Selection): number {
   const { root, removed } = selection;
   const first = root >= 0 ? root : 0;
   const last = root >= 0 ? lastDescendant(tape, root) : tape.tag.length - 1;
-  let chars = root >= 0 ? tape.chars[root]! : pageChars(tape);
-  for (let id = first; id <= last; id++) {
-    if (removed[id]) {
-      chars -= tape.chars[id]!;
-      id = lastDescendant(tape, id);
-    }
-  }
-  return chars;
+  return textLess(tape, first, last, root >= 0 ? tape.chars[root]! : pageChars(tape), (id) => removed[id] !== 0);
 }
