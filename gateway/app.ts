@@ -1,11 +1,10 @@
 import Koa from 'koa';
-import Router from '@koa/router';
 import type { Logger } from '../common/logger.js';
 import { routeTable } from './api/routes.js';
 import type { ControlPlane } from './control-plane-client.js';
 import { clientIpResolver } from './http/client-ip.js';
 import type { IpLimiter } from './http/ip-limits.js';
-import { registerRoutes } from './http/register-routes.js';
+import { routeTableMiddleware } from './http/register-routes.js';
 import { requestContext } from './http/request-context.js';
 import { requestLog } from './http/request-log.js';
 import type { RequestLogBatcher } from './http/request-log-batcher.js';
@@ -24,12 +23,9 @@ export interface GatewayDeps {
 export function createGatewayApp(deps: GatewayDeps): Koa {
   // The client address comes from clientIpResolver, which believes X-Forwarded-For only from trusted proxies.
   const app = new Koa({ proxy: false });
-  const router = new Router();
-  registerRoutes(router, routeTable(deps), deps.publicBaseUrl, deps.ipLimiter);
   const clientIp = clientIpResolver(deps.trustedProxies);
   app.use(requestLog({ batcher: deps.requestLogs, clientIp }));
   app.use(requestContext(deps.log, clientIp));
-  app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  app.use(routeTableMiddleware(routeTable(deps), deps.publicBaseUrl, deps.ipLimiter));
   return app;
 }

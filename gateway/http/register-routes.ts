@@ -1,4 +1,3 @@
-import type Router from '@koa/router';
 import { ConnectError } from '@connectrpc/connect';
 import type { Context } from 'koa';
 import { TrawlError } from '../../common/errors.js';
@@ -12,6 +11,7 @@ import { readRequestBody } from './form-body.js';
 import { hasBody } from './json-body.js';
 import { refuseNulCharacters } from './nul-check.js';
 import { addErrorFields } from './request-context.js';
+import { routeDispatch, type RouteHandle } from './route-dispatch.js';
 import { routeLabel, type AnyRoute } from './route.js';
 import { parseOrRefuse } from './validation-error.js';
 
@@ -48,8 +48,9 @@ function routeMiddleware(route: AnyRoute, publicBaseUrl: string, ipLimiter: IpLi
   const { body: bodySchema, params: paramsSchema, query: querySchema } = route.request ?? {};
   const limit = bodyLimitOf(route);
   const warning = route.deprecation ? deprecationWarning(route.path, route.deprecation, publicBaseUrl) : undefined;
-  return async (ctx: Context) => {
+  return async (ctx: Context, pathParams: Record<string, string | undefined>) => {
     ctx.state.trawl.route = label;
+    if (route.probe) ctx.state.trawl.probe = true;
     if (route.deprecation && warning) {
       setDeprecationHeaders(ctx, route.deprecation, warning);
       addErrorFields(ctx, { warnings: [warning] });
@@ -58,7 +59,7 @@ function routeMiddleware(route: AnyRoute, publicBaseUrl: string, ipLimiter: IpLi
     const ipLimits = ipLimiter && route.ipLimits;
     if (ipLimits) await ipLimiter.checkAddress(ctx, ipLimits);
     requireCredential(ctx, route.auth);
-    const params = paramsSchema ? parseOrRefuse(paramsSchema, ctx.params, 'path') : undefined;
+    const params = paramsSchema ? parseOrRefuse(paramsSchema, pathParams, 'path') : undefined;
     const query = querySchema ? parseOrRefuse(querySchema, ctx.query, 'query') : undefined;
     let body: unknown;
     let rawBody: Buffer | undefined;
@@ -81,19 +82,21 @@ function routeMiddleware(route: AnyRoute, publicBaseUrl: string, ipLimiter: IpLi
 }
 
 /** A route's own form of its failures (RouteSpec.errorAs), around its whole pipeline. */
-function withErrorsAs(route: AnyRoute, middleware: (ctx: Context) => Promise<void>) {
+function withErrorsAs(route: AnyRoute, middleware: RouteHandle): RouteHandle {
   const errorAs = route.errorAs;
   if (!errorAs) return middleware;
-  return async (ctx: Context) => {
+  return async (ctx, pathParams) => {
     try {
-      await middleware(ctx);
+      await middleware(ctx, pathParams);
     } catch (err) {
       throw err instanceof TrawlError ? errorAs(err, ctx) : err;
     }
   };
 }
 
-/** Registers every route of the table on the router. */
-export function registerRoutes(router: Router, routes: readonly AnyRoute[], publicBaseUrl: string, ipLimiter?: IpLimiter): void {
-  for (const route of routes) router.register(koaPath(route.path), [route.method], withErrorsAs(route, routeMiddleware(route, publicBaseUrl, ipLimiter)));
+/** The middleware that finds a request's route in the table and runs its pipeline. */
+export function routeTableMiddleware(routes: readonly AnyRoute[], publicBaseUrl: string, ipLimiter?: IpLimiter) {
+  return routeDispatch(
+    routes.map((route) => ({ method: route.method, path: koaPath(route.path), handle: withErrorsAs(route, routeMiddleware(route, publicBaseUrl, ipLimiter)) })),
+  );
 }

@@ -20,6 +20,8 @@ export interface RequestState {
   errorCode?: string;
   targetUrl?: string;
   route?: string;
+  /** A liveness or readiness probe (RouteSpec.probe): answered, but not recorded in request logs. */
+  probe?: boolean;
   /** Top-level fields added to the error envelope (billing of a refunded job, deprecation warnings). */
   errorFields?: Record<string, unknown>;
 }
@@ -101,7 +103,7 @@ function isHttpError(err: unknown): err is { status: number; message: string } {
   return typeof err === 'object' && err !== null && typeof (err as { status?: unknown }).status === 'number';
 }
 
-/** The router's own answers (405, 501 for a method no route has, 404). */
+/** Koa's own HTTP errors (a 4xx thrown by a library, 501). */
 function httpErrorToTrawl(err: { status: number; message: string }): TrawlError {
   if (err.status === 405 || err.status === 501) return new TrawlError('METHOD_NOT_ALLOWED', err.message);
   if (err.status === 404) return new TrawlError('NOT_FOUND', err.message);

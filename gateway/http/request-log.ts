@@ -12,7 +12,8 @@ function domainOf(url: string): string {
 }
 
 /**
- * Records every request once its answer is settled. A JSON body is
+ * Records every request once its answer is settled, except the probes that
+ * load balancers and orchestrators send every few seconds (RouteSpec.probe). A JSON body is
  * serialised here, once, so its length is known for the record without
  * Koa serialising it a second time.
  */
@@ -24,6 +25,7 @@ export function requestLog(deps: { batcher: RequestLogBatcher; clientIp(req: Inc
       ctx.body = JSON.stringify(body);
     }
     const state = ctx.state.trawl;
+    if (state.probe) return;
     const req = ctx.req;
     const headers = req.headers;
     const url = req.url ?? '';

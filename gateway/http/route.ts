@@ -86,6 +86,11 @@ export interface RouteSpec<R extends RequestSchemas = RequestSchemas> {
   /** Error-envelope answers the handler itself may give, by status: the codes and when. */
   errors?: Partial<Record<number, string>>;
   deprecation?: Deprecation;
+  /**
+   * A liveness or readiness probe, which load balancers and orchestrators call every few seconds
+   * without a credential: answered like any route, but not recorded in request logs (analytics).
+   */
+  probe?: boolean;
   /** False for routes served but left out of the OpenAPI document (the document itself). */
   documented?: boolean;
   /**

@@ -148,7 +148,7 @@ describe('gateway hardening', function () {
 
   describe('X-Forwarded-For', () => {
     it('does not change the client address recorded for a request from an untrusted peer', async () => {
-      const res = await apiClient(stack.baseUrl).get('/api/v1/health/live', { 'X-Forwarded-For': '203.0.113.9' });
+      const res = await apiClient(stack.baseUrl).get('/api/v1/status', { 'X-Forwarded-For': '203.0.113.9' });
       expect(res.status).to.equal(200);
       const requestId = res.headers.get('x-request-id')!;
       expect(requestId).to.match(/^[A-Za-z0-9_-]+$/);

@@ -17,7 +17,7 @@ describe('gateway shutdown', function () {
   it('publishes the request logs it has gathered before it exits on SIGTERM', async () => {
     const prefix = `shutdown${Date.now()}`;
     const ids = Array.from({ length: 20 }, (_, i) => `${prefix}_${i}`);
-    const answers = await Promise.all(ids.map((id) => fetch(`${stack.baseUrl}/api/v1/health/live`, { headers: { 'X-Request-Id': id } })));
+    const answers = await Promise.all(ids.map((id) => fetch(`${stack.baseUrl}/api/v1/status`, { headers: { 'X-Request-Id': id } })));
     expect(answers.every((r) => r.status === 200)).to.equal(true);
     // Well inside the batching window: the records are still in the gateway's memory.
     expect(await stack.kill('gateway', 'SIGTERM')).to.equal(0);

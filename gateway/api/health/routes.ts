@@ -37,6 +37,7 @@ export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
     defineRoute({
       method: 'GET',
       path: '/api/v1/health',
+      probe: true,
       operationId: 'health',
       summary: 'Health',
       description: 'Reports without failing the probe; /health-check is the one that answers 503.',
@@ -50,6 +51,7 @@ export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
     defineRoute({
       method: 'GET',
       path: '/health-check',
+      probe: true,
       operationId: 'healthCheck',
       summary: 'Health for external probes',
       tags: ['Health'],
@@ -67,6 +69,7 @@ export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
     defineRoute({
       method: 'GET',
       path: '/api/v1/health/ready',
+      probe: true,
       operationId: 'ready',
       summary: 'Readiness (database and cache)',
       tags: ['Health'],
@@ -84,6 +87,7 @@ export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
     defineRoute({
       method: 'GET',
       path: '/api/v1/health/live',
+      probe: true,
       operationId: 'live',
       summary: 'Liveness, no dependency checks',
       tags: ['Health'],
