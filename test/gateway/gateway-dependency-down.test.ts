@@ -1,34 +1,17 @@
 import { expect } from 'chai';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { createLogger } from '../../common/logger.js';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../common/limits.js';
-import { createGatewayApp } from '../../gateway/app.js';
-import { createControlPlaneClient } from '../../gateway/control-plane-client.js';
-import { createRequestLogBatcher } from '../../gateway/http/request-log-batcher.js';
-import { closedPort } from '../support/closed-port.js';
+import { gatewayWithoutControlPlane } from '../support/gateway-without-control-plane.js';
 
 describe('gateway with its control plane unreachable', function () {
   this.timeout(30_000);
-  let server: Server;
+  let gateway: Awaited<ReturnType<typeof gatewayWithoutControlPlane>>;
   let baseUrl: string;
-  const published: Uint8Array[] = [];
 
   before(async () => {
-    const log = createLogger('gateway-test', 'fatal');
-    const app = createGatewayApp({
-      controlPlane: createControlPlaneClient(`http://127.0.0.1:${await closedPort()}`),
-      requestLogs: createRequestLogBatcher(async (data) => published.push(data), log, { windowMs: 50, maxRecords: 100 }),
-      log,
-      publicBaseUrl: 'http://127.0.0.1',
-      trustedProxies: [],
-    });
-    server = app.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    gateway = await gatewayWithoutControlPlane();
+    baseUrl = gateway.baseUrl;
   });
-  after(() => server.close());
+  after(() => gateway.close());
 
   it('answers readiness 503 with Retry-After, and liveness 200', async () => {
     const ready = await fetch(`${baseUrl}/api/v1/health/ready`);

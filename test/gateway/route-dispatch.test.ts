@@ -1,37 +1,20 @@
 import { expect } from 'chai';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { decodeRequestLogBatch } from '../../common/request-log-codec.js';
-import { createLogger } from '../../common/logger.js';
-import { createGatewayApp } from '../../gateway/app.js';
-import { createControlPlaneClient } from '../../gateway/control-plane-client.js';
-import { createRequestLogBatcher } from '../../gateway/http/request-log-batcher.js';
-import { closedPort } from '../support/closed-port.js';
+import { gatewayWithoutControlPlane } from '../support/gateway-without-control-plane.js';
 
 /** The gateway's whole route table, with a control plane that never answers: routing and request checks only. */
 describe('gateway route dispatch', function () {
   this.timeout(30_000);
-  let server: Server;
+  let gateway: Awaited<ReturnType<typeof gatewayWithoutControlPlane>>;
   let baseUrl: string;
-  const published: Uint8Array[] = [];
   const key = { 'X-API-Key': 'sk_test_anything' };
   const jobId = '7d4bd7b2-2a43-4d3e-8f53-1c1b8f2f5f00';
 
   before(async () => {
-    const log = createLogger('gateway-test', 'fatal');
-    const app = createGatewayApp({
-      controlPlane: createControlPlaneClient(`http://127.0.0.1:${await closedPort()}`),
-      requestLogs: createRequestLogBatcher(async (data) => void published.push(data), log, { windowMs: 20, maxRecords: 1_000 }),
-      log,
-      publicBaseUrl: 'http://127.0.0.1',
-      trustedProxies: [],
-    });
-    server = app.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    gateway = await gatewayWithoutControlPlane();
+    baseUrl = gateway.baseUrl;
   });
-  after(() => server.close());
+  after(() => gateway.close());
 
   const call = (method: string, path: string, headers: Record<string, string> = {}) => fetch(`${baseUrl}${path}`, { method, headers });
 
@@ -107,7 +90,7 @@ describe('gateway route dispatch', function () {
       ids.push(res.headers.get('x-request-id') ?? '');
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const records = published.flatMap((batch) => decodeRequestLogBatch(batch)).filter((r) => ids.includes(r.requestId));
+    const records = gateway.published.flatMap((batch) => decodeRequestLogBatch(batch)).filter((r) => ids.includes(r.requestId));
     expect(records.map((r) => r.path)).to.deep.equal(['/api/v1/status', '/api/v1/nothing-here']);
     expect(records.map((r) => r.route)).to.deep.equal(['GET /api/v1/status', '/api/v1/nothing-here']);
   });
