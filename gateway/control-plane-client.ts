@@ -1,5 +1,4 @@
 import { createClient, type Client } from '@connectrpc/connect';
-import { createConnectTransport } from '@connectrpc/connect-node';
 import { BillingService } from '../proto/gen/trawl/v1/account_billing_pb.js';
 import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
 import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
@@ -12,6 +11,7 @@ import { WebhookService } from '../proto/gen/trawl/v1/webhooks_pb.js';
 import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
 import { ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 import { SessionService } from '../proto/gen/trawl/v1/sessions_pb.js';
+import { createControlPlaneTransport } from './control-plane-transport.js';
 
 export interface ControlPlane {
   scrape: Client<typeof ScrapeService>;
@@ -35,10 +35,11 @@ export interface ControlPlane {
  * the per-call cost on both sides (the control plane still answers gRPC and
  * gRPC-Web on the same port for other clients). Nothing is compressed either
  * way: the control plane sits on the same network, where compressing costs
- * more CPU than it saves in bytes.
+ * more CPU than it saves in bytes. Unary calls go through the gateway's own
+ * lean transport (control-plane-transport.ts).
  */
 export function createControlPlaneClient(baseUrl: string): ControlPlane {
-  const transport = createConnectTransport({ baseUrl, httpVersion: '2', useBinaryFormat: true, acceptCompression: [], sendCompression: undefined });
+  const transport = createControlPlaneTransport(baseUrl);
   return {
     scrape: createClient(ScrapeService, transport),
     health: createClient(HealthService, transport),
