@@ -7,6 +7,7 @@ import { toConnectError } from '../common/rpc-errors.js';
 import { authenticationInterceptor, type AuthenticationOptions } from './accounts/caller.js';
 import { dependencyUnavailable } from './dependency-errors.js';
 import { keyLimitsInterceptor } from './keys/key-limits-interceptor.js';
+import { createUnaryHandler, recordUnaryMethods } from './unary-handler.js';
 import type { KeyLimits } from './keys/key-limits.js';
 
 export interface ControlPlaneServerOptions extends AuthenticationOptions {
@@ -44,8 +45,14 @@ export function controlPlaneInterceptors(opts: Omit<ControlPlaneServerOptions, '
 
 /**
  * The transport: one plaintext HTTP/2 port answering gRPC, gRPC-Web and
- * Connect. Answers are not compressed: the gateway sits next to it.
+ * Connect. The gateway's calls (Connect, binary, unary) are answered by the
+ * direct handler of unary-handler.ts, everything else by connect-node's
+ * adapter, behind the same interceptors. Answers are not compressed: the
+ * gateway sits next to it.
  */
 export function createControlPlaneServer(opts: ControlPlaneServerOptions): http2.Http2Server {
-  return http2.createServer(connectNodeAdapter({ routes: opts.routes, interceptors: controlPlaneInterceptors(opts), acceptCompression: [] }));
+  const interceptors = controlPlaneInterceptors(opts);
+  const methods: Parameters<typeof recordUnaryMethods>[0] = new Map();
+  const fallback = connectNodeAdapter({ routes: (router) => opts.routes(recordUnaryMethods(methods, router)), interceptors, acceptCompression: [] });
+  return http2.createServer(createUnaryHandler({ methods, interceptors, fallback }));
 }

@@ -3,6 +3,7 @@ import { create, fromBinary, toBinary, type DescMessage, type DescMethodUnary, t
 import { Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import { errorFromJsonBytes, protocolVersion, validateResponse } from '@connectrpc/connect/protocol-connect';
 import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { webHeaders } from '../common/http2-headers.js';
 
 /**
  * The gateway's transport to the control plane: unary calls in the Connect
@@ -20,22 +21,6 @@ import { createConnectTransport, Http2SessionManager } from '@connectrpc/connect
 
 const { HTTP2_HEADER_STATUS, NGHTTP2_CANCEL } = http2.constants;
 const USER_AGENT = 'trawl-gateway';
-
-/** The answer's headers as web Headers, split from the unary trailers the Connect protocol sends as `trailer-` headers. */
-function answerHeaders(raw: http2.IncomingHttpHeaders): [Headers, Headers] {
-  const header = new Headers();
-  const trailer = new Headers();
-  for (const name in raw) {
-    if (name.charCodeAt(0) === 58 /* ':' */) continue;
-    const value = raw[name];
-    if (value === undefined) continue;
-    const target = name.startsWith('trailer-') ? trailer : header;
-    const key = target === trailer ? name.slice(8) : name;
-    if (Array.isArray(value)) for (const v of value) target.append(key, v);
-    else target.append(key, value);
-  }
-  return [header, trailer];
-}
 
 /** The caller's headers (a record, as the gateway passes them, or any other HeadersInit) onto the request's. */
 function addCallerHeaders(into: http2.OutgoingHttpHeaders, init: ConstructorParameters<typeof Headers>[0]): void {
@@ -139,7 +124,8 @@ export function createControlPlaneTransport(baseUrl: string, opts: ControlPlaneT
             // Ended before any answer: the stream was reset, told by its close.
             if (status === 0) return finish(callFailure(undefined, sessionGone() ? undefined : opened.rstCode));
             const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-            const [responseHeader, trailer] = answerHeaders(raw);
+            const trailer = new Headers();
+            const responseHeader = webHeaders(raw, trailer);
             try {
               const encoding = responseHeader.get('content-encoding');
               if (encoding && encoding.toLowerCase() !== 'identity') {
