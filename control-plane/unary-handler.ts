@@ -86,13 +86,7 @@ export function createUnaryHandler(opts: UnaryHandlerOptions): NodeHandler {
 }
 
 async function answer(spec: UnarySpec, req: http2.Http2ServerRequest, res: http2.Http2ServerResponse, interceptors: Interceptor[]): Promise<void> {
-  const caller = new AbortController();
-  let answered = false;
-  // The stream closing before the answer is written means the caller went away (cancelled, timed out or disconnected).
-  res.once('close', () => {
-    if (!answered) caller.abort(new ConnectError('the caller cancelled the call', Code.Canceled));
-  });
-  const timeout = parseTimeout(req.headers['connect-timeout-ms'] as string | undefined ?? null, Number.MAX_SAFE_INTEGER);
+  const timeout = parseTimeout((req.headers['connect-timeout-ms'] as string | undefined) ?? null, Number.MAX_SAFE_INTEGER);
   const method = spec.method as DescMethodUnary;
   const context = createHandlerContext({
     service: method.parent,
@@ -101,10 +95,17 @@ async function answer(spec: UnarySpec, req: http2.Http2ServerRequest, res: http2
     requestMethod: 'POST',
     url: `http://${req.headers[':authority'] ?? 'localhost'}${req.url}`,
     timeoutMs: timeout.timeoutMs,
-    requestSignal: caller.signal,
     requestHeader: webHeaders(req.headers),
     responseHeader: { 'content-type': 'application/proto' },
     contextValues: createContextValues(),
+  });
+  let answered = false;
+  let callerLeft = false;
+  // The stream closing before the answer is written means the caller went away (cancelled, timed out or disconnected).
+  res.once('close', () => {
+    if (answered) return;
+    callerLeft = true;
+    context.abort(new ConnectError('the caller cancelled the call', Code.Canceled));
   });
   let status = 200;
   let body: Uint8Array;
@@ -128,7 +129,7 @@ async function answer(spec: UnarySpec, req: http2.Http2ServerRequest, res: http2
   } finally {
     context.abort(CALL_ENDED);
   }
-  if (caller.signal.aborted || res.destroyed || res.writableEnded) return;
+  if (callerLeft || res.destroyed || res.writableEnded) return;
   answered = true;
   const headers: http2.OutgoingHttpHeaders = {};
   context.responseHeader.forEach((value, name) => (headers[name] = value));

@@ -142,8 +142,9 @@ export function createControlPlaneTransport(baseUrl: string, opts: ControlPlaneT
               finish(ConnectError.from(err, Code.Internal));
             }
           });
-          opened.on('error', (err) => finish(callFailure(err)));
-          opened.on('close', () => finish(callFailure(undefined, sessionGone() ? undefined : opened.rstCode)));
+          // A call already answered ends its stream too: no failure is made for it.
+          opened.on('error', (err) => settled || finish(callFailure(err)));
+          opened.on('close', () => settled || finish(callFailure(undefined, sessionGone() ? undefined : opened.rstCode)));
           opened.end(body);
         },
         (err: unknown) => finish(callFailure(err)),
