@@ -3,7 +3,7 @@
  * plane, NATS, fetch-t1 worker, pipeline, Redis, Postgres billing) against a
  * raw undici fetch of the same page, at concurrency 1 and 50.
  *
- *   npm run bench:scrape-latency [-- --requests 400 --page path/to/page.html]
+ *   npm run bench:scrape-latency [-- --requests 400 --page path/to/page.html --concurrency 1,50 --settle 15]
  */
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -19,6 +19,8 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '300' },
     page: { type: 'string' },
     concurrency: { type: 'string', default: '1,50' },
+    // Seconds to wait after the stack is up: its other processes (browsers, pipeline threads, JIT) still start for a while and would load the first run.
+    settle: { type: 'string', default: '15' },
   },
 });
 const total = Number(values.requests);
@@ -92,6 +94,7 @@ const raw = async () => {
 };
 
 try {
+  await new Promise((resolve) => setTimeout(resolve, Number(values.settle) * 1000));
   // Warm-up: connections, JIT, prepared plans.
   await runLoad(4, 40, viaStack);
   await runLoad(4, 40, raw);
