@@ -32,8 +32,6 @@ type NodeHandler = (req: http2.Http2ServerRequest, res: http2.Http2ServerRespons
 
 /** Why a call's context signal is aborted once the call has been answered: one reason for every call, no stack trace each. */
 const CALL_ENDED = new ConnectError('the call has ended', Code.Canceled);
-/** The most a request body may hold, as connect-node's default. */
-const READ_MAX_BYTES = 0xffffffff;
 
 /**
  * A router that hands every service to connect's router and keeps its unary
@@ -142,12 +140,7 @@ async function answer(spec: UnarySpec, req: http2.Http2ServerRequest, res: http2
 function readBody(req: http2.Http2ServerRequest): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.byteLength;
-      if (size > READ_MAX_BYTES) reject(new ConnectError(`message size is larger than configured readMaxBytes ${READ_MAX_BYTES}`, Code.ResourceExhausted));
-      chunks.push(chunk);
-    });
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.once('error', (err) => reject(ConnectError.from(err, Code.Canceled)));
     req.once('aborted', () => reject(new ConnectError('the caller cancelled the call', Code.Canceled)));

@@ -71,9 +71,10 @@ export function createControlPlaneTransport(baseUrl: string, opts: ControlPlaneT
   ): Promise<UnaryResponse<I, O>> {
     if (signal?.aborted) throw ConnectError.from(signal.reason, Code.Canceled);
     const deadline = timeoutMs !== undefined && timeoutMs > 0 ? timeoutMs : undefined;
+    const path = `${prefix}/${method.parent.typeName}/${method.name}`;
     const headers: http2.OutgoingHttpHeaders = {
       ':method': 'POST',
-      ':path': `${prefix}/${method.parent.typeName}/${method.name}`,
+      ':path': path,
       'content-type': 'application/proto',
       'connect-protocol-version': protocolVersion,
       'user-agent': USER_AGENT,
@@ -81,7 +82,6 @@ export function createControlPlaneTransport(baseUrl: string, opts: ControlPlaneT
     if (deadline !== undefined) headers['connect-timeout-ms'] = String(deadline);
     addCallerHeaders(headers, header);
     const body = toBinary(method.input, create(method.input, input));
-    const path = headers[':path'] as string;
 
     return new Promise<UnaryResponse<I, O>>((resolve, reject) => {
       let settled = false;
@@ -109,8 +109,12 @@ export function createControlPlaneTransport(baseUrl: string, opts: ControlPlaneT
             opened.close(NGHTTP2_CANCEL);
             return;
           }
-          // A stream closed because its session went (the control plane restarted or the connection dropped) is Unavailable too.
-          const sessionGone = () => !opened.session || opened.session.destroyed || opened.session.closed;
+          // A stream reset without an answer; if its session went with it (the control plane restarted or the connection
+          // dropped), the call is Unavailable whatever the reset code.
+          const resetFailure = () => {
+            const session = opened.session;
+            return callFailure(undefined, !session || session.destroyed || session.closed ? undefined : opened.rstCode);
+          };
           let status = 0;
           let raw: http2.IncomingHttpHeaders = {};
           const chunks: Buffer[] = [];
@@ -121,8 +125,8 @@ export function createControlPlaneTransport(baseUrl: string, opts: ControlPlaneT
           opened.on('data', (chunk: Buffer) => chunks.push(chunk));
           opened.on('end', () => {
             if (settled) return;
-            // Ended before any answer: the stream was reset, told by its close.
-            if (status === 0) return finish(callFailure(undefined, sessionGone() ? undefined : opened.rstCode));
+            // Ended before any answer: the stream was reset.
+            if (status === 0) return finish(resetFailure());
             const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
             const trailer = new Headers();
             const responseHeader = webHeaders(raw, trailer);
@@ -144,7 +148,7 @@ export function createControlPlaneTransport(baseUrl: string, opts: ControlPlaneT
           });
           // A call already answered ends its stream too: no failure is made for it.
           opened.on('error', (err) => settled || finish(callFailure(err)));
-          opened.on('close', () => settled || finish(callFailure(undefined, sessionGone() ? undefined : opened.rstCode)));
+          opened.on('close', () => settled || finish(resetFailure()));
           opened.end(body);
         },
         (err: unknown) => finish(callFailure(err)),

@@ -94,7 +94,7 @@ export function requestContext(log: Logger, clientIp: (req: IncomingMessage) => 
 
 function toTrawlError(raw: unknown, log: Logger, requestId: string): TrawlError {
   if (raw instanceof TrawlError) return raw;
-  if (isHttpError(raw) && (raw.status < 500 || raw.status === 501)) return httpErrorToTrawl(raw);
+  if (isHttpError(raw) && raw.status < 500) return httpErrorToTrawl(raw);
   log.error({ err: raw, requestId }, 'unexpected error');
   return new TrawlError('INTERNAL_ERROR', 'Internal error');
 }
@@ -103,9 +103,8 @@ function isHttpError(err: unknown): err is { status: number; message: string } {
   return typeof err === 'object' && err !== null && typeof (err as { status?: unknown }).status === 'number';
 }
 
-/** Koa's own HTTP errors (a 4xx thrown by a library, 501). */
+/** HTTP errors thrown by Koa or a library it runs (a 4xx with a status). */
 function httpErrorToTrawl(err: { status: number; message: string }): TrawlError {
-  if (err.status === 405 || err.status === 501) return new TrawlError('METHOD_NOT_ALLOWED', err.message);
   if (err.status === 404) return new TrawlError('NOT_FOUND', err.message);
   return new TrawlError('VALIDATION_ERROR', err.message);
 }
