@@ -5,7 +5,7 @@ import { isLoginWall, LOGIN_WALL_TEXT_CHARS } from './login-wall-detector.js';
 import { PAYWALL_MARKS, PAYWALL_TEASER_CHARS, paywallEvidence } from './paywall-detector.js';
 import { parsePage, visibleText as textOf } from './page-tree.js';
 import { visibleTextReaches } from './visible-text.js';
-import { textMatches, textWithin, wholeText, type DocumentText } from '../html/document-text.js';
+import { textMatches, textWithin, type DocumentText } from '../html/document-text.js';
 
 /**
  * Whether a page that loaded is a wall in front of the content rather than
@@ -48,8 +48,7 @@ export function detectWall(page: { html: DocumentText; requestedUrl: string; fin
   // pass without a tree, which stops at that much text, before the page is parsed into one (and its pieces
   // joined into one string).
   if (!textMatches(PAYWALL_MARKS, head) && visibleTextReaches(head, SMALL_WALL_TEXT_CHARS)) return null;
-  const html = wholeText(head);
-  const $ = parsePage(html);
+  const $ = parsePage(head);
   const visibleText = textOf($);
 
   if (isLoginWall($, visibleText, { requested: page.requestedUrl, final: page.finalUrl })) {
@@ -57,7 +56,7 @@ export function detectWall(page: { html: DocumentText; requestedUrl: string; fin
   }
   const captcha = visibleText.length < CAPTCHA_WALL_TEXT_CHARS ? captchaWall(findCaptcha($)) : null;
   if (captcha) return captcha;
-  const paywall = paywallEvidence($, visibleText, html);
+  const paywall = paywallEvidence($, visibleText, head);
   if (paywall) return { code: 'PAYWALL_DETECTED', message: `The page is behind a paywall: ${paywall}`, escalate: false, classification: 'paywall' };
   return null;
 }

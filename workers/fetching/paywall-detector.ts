@@ -1,4 +1,5 @@
 import type { CheerioAPI } from 'cheerio';
+import { textMatches, type DocumentText } from '../html/document-text.js';
 
 /**
  * Recognises a page whose content a subscription wall holds back. One sign
@@ -49,12 +50,12 @@ function textUnder($: CheerioAPI, selector: string): number | null {
 }
 
 /** Why the page is behind a paywall, or null. `visibleText` is the page's visible text, spaces collapsed; `markup` the HTML `$` was parsed from. */
-export function paywallEvidence($: CheerioAPI, visibleText: string, markup: string): string | null {
+export function paywallEvidence($: CheerioAPI, visibleText: string, markup: DocumentText): string | null {
   const thin = visibleText.length < PAYWALL_TEASER_CHARS;
   const phrase = WALL_PHRASES.some((p) => p.test(visibleText));
   // Matching every element against the containers' selectors is the check's dearest step; a page whose markup
   // names no container has none.
-  const containers = WALL_NAME_HINT.test(markup) ? $(WALL_CONTAINERS) : null;
+  const containers = textMatches(WALL_NAME_HINT, markup) ? $(WALL_CONTAINERS) : null;
   const walled = !!containers && containers.length > 0;
   const phraseInWall = walled && WALL_PHRASES.some((p) => p.test(containers.text()));
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { parseUntil, visibleTextReaches } from '../../../workers/fetching/visible-text.js';
 import { parsePage, visibleText } from '../../../workers/fetching/page-tree.js';
+import { cutInto } from '../../fixtures/text-pieces.js';
 
 describe('the text a page shows', () => {
   const hidden = '<head><title>A title long enough to count if it were counted</title><style>p { color: red }</style></head>';
@@ -32,5 +33,15 @@ describe('the text a page shows', () => {
   it('reads the visible text of a tree in place, from the body, or the whole page when it has none', () => {
     expect(visibleText(parsePage(`<html>${hidden}<body><h1>Tides</h1><noscript>Enable scripts</noscript><p>High water at 18:40.</p></body></html>`))).to.equal('TidesHigh water at 18:40.');
     expect(visibleText(parsePage(`<title>Harbour</title><h1>Tides</h1> <p>Low water at 12:10.</p><script>x()</script>`))).to.equal('Tides Low water at 12:10.');
+  });
+
+  it('builds the same tree from a page in pieces as from the page whole, whatever the cuts', () => {
+    const page = `<html>${hidden}<body><h1 class="head">Tides &amp; times</h1><!-- a note --><p data-x="1 &lt; 2">High water at <b>18:40</b>.</p><script>if (a < b) x()</script></body></html>`;
+    const whole = parsePage(page);
+    for (const size of [1, 3, 7, 64]) {
+      const cut = parsePage(cutInto(page, size));
+      expect(cut.html(), `in pieces of ${size}`).to.equal(whole.html());
+      expect(visibleText(cut)).to.equal('Tides & timesHigh water at 18:40.');
+    }
   });
 });
