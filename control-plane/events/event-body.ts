@@ -11,10 +11,12 @@ export interface OutboxEvent {
   type: string;
   payload: Record<string, unknown>;
   created_at: Date;
+  /** job.completed: where its job's result is stored (null when the job has none). */
+  result_key?: string | null;
 }
 
-/** A job's stored result (a serialized ScrapeResult), or undefined when it is gone. */
-export type LoadStoredResult = (jobId: string) => Promise<Uint8Array | undefined>;
+/** A stored result (a serialized ScrapeResult) by its key, or undefined when it is gone. */
+export type LoadStoredResult = (resultKey: string) => Promise<Uint8Array | undefined>;
 
 interface ResultFields {
   status_code?: unknown;
@@ -48,8 +50,8 @@ function scrapeResultOf(stored: Uint8Array) {
 export async function renderEventBody(event: OutboxEvent, loadResult: LoadStoredResult): Promise<string> {
   const data: Record<string, unknown> = { ...event.payload };
   const envelope = { event: event.type, timestamp: event.created_at.toISOString(), data };
-  if (event.type === JOB_EVENTS.completed && typeof data['job_id'] === 'string') {
-    const stored = await loadResult(data['job_id']);
+  if (event.type === JOB_EVENTS.completed && event.result_key) {
+    const stored = await loadResult(event.result_key);
     const result = stored ? scrapeResultOf(stored) : undefined;
     if (result) {
       data['result'] = {

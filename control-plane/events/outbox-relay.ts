@@ -4,7 +4,6 @@ import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import type { Logger } from '../../common/logger.js';
 import type { NatsNames } from '../../common/nats-names.js';
-import { isUuid } from '../../common/ids.js';
 import { withTransaction } from '../billing/ledger.js';
 import { renderEventBody, type LoadStoredResult } from './event-body.js';
 import { serialPasses } from './serial-passes.js';
@@ -27,14 +26,9 @@ const GATHER_MS = 20;
 /** The poll behind LISTEN: a notification lost with a dropped connection delays an event by at most this. */
 const POLL_MS = 1_000;
 
-/** The stored result of a job, read through its result key. */
-export function storedResultLoader(pool: pg.Pool, redis: Redis): LoadStoredResult {
-  return async (jobId) => {
-    if (!isUuid(jobId)) return undefined;
-    const res = await pool.query<{ result_key: string | null }>('SELECT result_key FROM jobs WHERE id = $1', [jobId]);
-    const key = res.rows[0]?.result_key;
-    return key ? ((await redis.getBuffer(key)) ?? undefined) : undefined;
-  };
+/** A stored result, read from Redis by its key. */
+export function storedResultLoader(redis: Redis): LoadStoredResult {
+  return async (key) => (await redis.getBuffer(key)) ?? undefined;
 }
 
 /**
@@ -71,7 +65,7 @@ export async function relayOnce(deps: Omit<OutboxRelayDeps, 'deliveriesCreated'>
  * committed since has notified, and that notification queues the next pass.
  */
 export async function startOutboxRelay(deps: OutboxRelayDeps): Promise<{ stop(): Promise<void>; wake(): void }> {
-  const loadResult = storedResultLoader(deps.pool, deps.redis);
+  const loadResult = storedResultLoader(deps.redis);
   const passes = serialPasses(
     async () => {
       const done = await relayOnce(deps, loadResult);

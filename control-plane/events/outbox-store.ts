@@ -1,13 +1,21 @@
 import type pg from 'pg';
 import { WEBHOOK_MAX_ATTEMPTS } from '../../common/limits.js';
+import { JOB_EVENTS } from '../../common/event-types.js';
+import { UUID_PATTERN } from '../../common/ids.js';
 import type { OutboxEvent } from './event-body.js';
 
-/** Events not yet published, oldest first, locked so two relays never take the same one. */
+/**
+ * Events not yet published, oldest first, locked so two relays never take
+ * the same one (the events only: their jobs stay unlocked). A job.completed
+ * event comes with its job's result key, read in the same query.
+ */
 export async function lockUnpublishedEvents(client: pg.PoolClient, limit: number): Promise<OutboxEvent[]> {
   const res = await client.query<OutboxEvent>(
-    `SELECT id, account_id, type, payload, created_at FROM event_outbox
-     WHERE published_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [limit],
+    `SELECT e.id, e.account_id, e.type, e.payload, e.created_at, j.result_key
+     FROM event_outbox e
+     LEFT JOIN jobs j ON e.type = $2 AND j.id = CASE WHEN e.payload->>'job_id' ~* $3 THEN (e.payload->>'job_id')::uuid END
+     WHERE e.published_at IS NULL ORDER BY e.created_at LIMIT $1 FOR UPDATE OF e SKIP LOCKED`,
+    [limit, JOB_EVENTS.completed, UUID_PATTERN.source],
   );
   return res.rows;
 }

@@ -9,6 +9,7 @@ const event = (jobId: string) => ({
   type: 'job.completed',
   payload: { job_id: jobId, status: 'completed', result: { status_code: 200 } },
   created_at: new Date('2026-11-25T10:00:00Z'),
+  result_key: 'results:stored',
 });
 
 describe('event bodies', () => {

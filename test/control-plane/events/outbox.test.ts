@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { withTransaction } from '../../../control-plane/billing/ledger.js';
 import { renderEventBody } from '../../../control-plane/events/event-body.js';
-import { relayOnce, startOutboxRelay } from '../../../control-plane/events/outbox-relay.js';
+import { create, fromJson, toBinary } from '@bufbuild/protobuf';
+import { ValueSchema } from '@bufbuild/protobuf/wkt';
+import { relayOnce, startOutboxRelay, storedResultLoader } from '../../../control-plane/events/outbox-relay.js';
+import { ScrapeResultSchema } from '../../../proto/gen/trawl/v1/scrape_pb.js';
 import { recordEvent } from '../../../control-plane/events/record-event.js';
 import { settleJob } from '../../../control-plane/jobs/lifecycle.js';
 import { createLogger } from '../../../common/logger.js';
@@ -74,6 +77,29 @@ describe('the event outbox and its relay', function () {
     const again = await services.js.publish(services.names.eventSubject('monitor.checked'), published.body, { msgID: published.id });
     expect(again.duplicate).to.equal(true);
     expect((await relayOnce(relay, noResult)).events).to.equal(0);
+  });
+
+  it("renders job.completed with its job's stored result, found by the key the relay reads with the events", async () => {
+    const caller = await createTestCaller(services, 1_000_000);
+    const admitted = await admitTestJob(services, caller);
+    const resultKey = `outbox-test:${admitted.job.id}`;
+    const stored = create(ScrapeResultSchema, { url: 'https://example.com/tides', title: 'Tides', content: fromJson(ValueSchema, '# Tides\n\nHigh water at 18:40.') });
+    await services.redis.set(resultKey, Buffer.from(toBinary(ScrapeResultSchema, stored)), 'EX', 600);
+    await settleJob(services.pool, admitted.job.id, {
+      attemptId: admitted.attempt.id, succeeded: true, result: 'success', errorCode: null, errorMessage: null, escalate: false,
+      statusCode: 200, fetchMs: 5, durationMs: 7, bytes: 10, workerId: 'w',
+    }, { resultKey, statusCode: 200 });
+    // An event naming no job, and one naming a job id that is not a UUID: published without a result, never failing the batch.
+    await recordEvent(services.pool, { accountId: caller.accountId, type: 'job.completed', payload: { job_id: 'not-a-uuid', status: 'succeeded' } });
+    await recordEvent(services.pool, { accountId: caller.accountId, type: 'job.completed', payload: { status: 'succeeded' } });
+    const relay = { ...services, log };
+    while ((await relayOnce(relay, storedResultLoader(services.redis))).events > 0);
+    const bodies = (await eventsOf(caller.accountId)).map((e) => JSON.parse(e.body));
+    expect(bodies).to.have.length(3);
+    expect(bodies[0].data.job_id).to.equal(admitted.job.id);
+    expect(bodies[0].data.result).to.include({ status_code: 200, content: '# Tides\n\nHigh water at 18:40.', title: 'Tides' });
+    expect(bodies[1].data).to.deep.equal({ job_id: 'not-a-uuid', status: 'succeeded' });
+    expect(bodies[2].data).to.deep.equal({ status: 'succeeded' });
   });
 
   it('a running relay publishes every event: a commit of more than two batches, and commits close together', async () => {
