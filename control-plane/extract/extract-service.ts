@@ -18,7 +18,7 @@ import type { Db } from '../jobs/job-store.js';
 import { resultOf, type JobLoader } from '../jobs/job-view.js';
 import { failOpenJob } from '../jobs/lifecycle.js';
 import { extractRequestToJson, type Dispatcher } from '../scheduler/dispatcher.js';
-import { admitWithInput, dispatchAndWait, endedRecord } from '../scheduler/job-run.js';
+import { admitWithInput, dispatchAndWait, endedJob } from '../scheduler/job-run.js';
 
 export interface ExtractServiceDeps {
   pool: Db;
@@ -78,7 +78,7 @@ export function createExtractService(deps: ExtractServiceDeps): ServiceImpl<type
       if (!signal) await failOpenJob(deps, jobId, { code: 'TIMEOUT', message: 'The extraction did not finish in time' });
       await deps.redis.del(inputKey);
 
-      const loaded = await deps.jobs.load(jobId, caller.accountId, endedRecord(signal));
+      const loaded = await deps.jobs.load(jobId, caller.accountId, endedJob(signal));
       if (!loaded) throw new TrawlError('INTERNAL_ERROR', 'The job record vanished');
       const { record: job } = loaded;
       const result = resultOf(loaded);

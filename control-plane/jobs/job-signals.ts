@@ -5,10 +5,11 @@ import type { JobRecord } from './job-store.js';
 
 /**
  * What the control plane announces about a job. An `ended` signal raised in
- * this process carries the job as it ended, so a waiter here needs no
- * further read; one heard from another replica carries only the kind.
+ * this process carries the job as it ended, and its stored result when it
+ * was read while the job was settled, so a waiter here needs no further
+ * read; one heard from another replica carries only the kind.
  */
-export type JobSignal = { kind: 'ended'; record?: JobRecord } | { kind: 'escalated'; tier: string };
+export type JobSignal = { kind: 'ended'; record?: JobRecord; storedResult?: Promise<Uint8Array | null> } | { kind: 'escalated'; tier: string };
 
 export interface JobWaiter {
   /** Resolves on the first signal that `accept` takes, or with null at the timeout. */
@@ -20,6 +21,8 @@ export interface JobSignals {
   announce(jobId: string, signal: JobSignal): void;
   /** Register before the job's task is published, so no announcement can be missed. */
   watch(jobId: string): JobWaiter;
+  /** Whether a call in this process waits on the job. */
+  watching(jobId: string): boolean;
   stop(): void;
 }
 
@@ -73,6 +76,7 @@ export function startJobSignals(nc: NatsConnection, names: NatsNames): JobSignal
       const wire: WireSignal = signal.kind === 'ended' ? { kind: 'ended', from: self } : { kind: 'escalated', tier: signal.tier, from: self };
       nc.publish(names.jobDoneSubject(jobId), JSON.stringify(wire));
     },
+    watching: (jobId) => watches.has(jobId),
     watch(jobId) {
       const watch: Watch = { queue: [], notify: null };
       let set = watches.get(jobId);

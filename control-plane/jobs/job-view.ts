@@ -33,13 +33,19 @@ export function resultOf(job: LoadedJob): ScrapeResult | undefined {
   return job.storedResult ? fromBinary(ScrapeResultSchema, job.storedResult) : undefined;
 }
 
+/** A job as it ended, from the signal that announced it: its record and, when it was read meanwhile, its stored result. */
+export interface EndedJob {
+  record: JobRecord;
+  storedResult?: Promise<Uint8Array | null>;
+}
+
 export interface JobLoader {
   /**
    * The job with its attempts and, when it succeeded, its result. Another
-   * account's job is not found, like a missing one. `ended` is the record as
-   * the job ended, when the caller has it.
+   * account's job is not found, like a missing one. `ended` is the job as it
+   * ended, when the caller has it.
    */
-  load(jobId: string, accountId: string, ended?: JobRecord): Promise<LoadedJob | undefined>;
+  load(jobId: string, accountId: string, ended?: EndedJob): Promise<LoadedJob | undefined>;
 }
 
 /**
@@ -64,12 +70,12 @@ export function createJobLoader(deps: JobLoaderDeps): JobLoader {
   return {
     async load(jobId, accountId, ended) {
       if (!isUuid(jobId)) return undefined;
-      const record = await findRecord(jobId, accountId, ended);
+      const record = await findRecord(jobId, accountId, ended?.record);
       if (!record) return undefined;
       remember(record);
       let storedResult: Uint8Array | undefined;
       if (record.status === 'succeeded' && record.result_key) {
-        const stored = await deps.redis.getBuffer(record.result_key);
+        const stored = await (record === ended?.record && ended.storedResult ? ended.storedResult : deps.redis.getBuffer(record.result_key));
         if (!stored) {
           throw new TrawlError('RESULT_UNAVAILABLE', 'The result of this job is no longer kept; run the request again', {
             job_id: record.id,

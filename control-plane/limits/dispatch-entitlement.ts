@@ -151,6 +151,7 @@ export function releasingEndedJobs(signals: JobSignals, entitlement: DispatchEnt
       signals.announce(jobId, signal);
     },
     watch: (jobId) => signals.watch(jobId),
+    watching: (jobId) => signals.watching(jobId),
     stop: () => signals.stop(),
   };
 }

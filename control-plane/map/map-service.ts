@@ -28,7 +28,7 @@ import type { Db } from '../jobs/job-store.js';
 import type { JobLoader } from '../jobs/job-view.js';
 import { failOpenJob } from '../jobs/lifecycle.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
-import { dispatchAndWait, endedRecord } from '../scheduler/job-run.js';
+import { dispatchAndWait, endedJob } from '../scheduler/job-run.js';
 import { compareMaps, type ComparedUrl } from './map-compare.js';
 import { findMap, insertMap, listMaps, type MapRow } from './map-store.js';
 
@@ -107,7 +107,7 @@ export function createMapService(deps: MapServiceDeps): ServiceImpl<typeof MapSe
       const signal = await dispatchAndWait(deps, admitted, { timeoutMs: MAP_LIMITS.timeoutMs, accept: (s) => s.kind === 'ended' });
       // Still running at the deadline: failed and refunded here, so a late report cannot charge it.
       if (!signal) await failOpenJob(deps, jobId, { code: 'TIMEOUT', message: 'The map did not finish in time' });
-      const loaded = await deps.jobs.load(jobId, caller.accountId, endedRecord(signal));
+      const loaded = await deps.jobs.load(jobId, caller.accountId, endedJob(signal));
       if (!loaded) throw new TrawlError('INTERNAL_ERROR', 'The job record vanished');
       const { record: job } = loaded;
       if (job.status !== 'succeeded' || !loaded.storedResult) {

@@ -3,7 +3,7 @@ import { PARKED_INPUT_TTL_SECONDS } from '../../common/limits.js';
 import type { Logger } from '../../common/logger.js';
 import type { AdmittedJob } from '../jobs/admission.js';
 import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
-import type { JobRecord } from '../jobs/job-store.js';
+import type { EndedJob } from '../jobs/job-view.js';
 import type { Dispatcher } from './dispatcher.js';
 
 /** Input a worker reads from Redis instead of from its task: a large request body, content to extract, a stored session's cookies. */
@@ -55,6 +55,7 @@ export async function dispatchAndWait(
 }
 
 /** The ended job a signal carries (raised in this process), so the answer needs no second read. */
-export function endedRecord(signal: JobSignal | null): JobRecord | undefined {
-  return signal?.kind === 'ended' ? signal.record : undefined;
+export function endedJob(signal: JobSignal | null): EndedJob | undefined {
+  if (signal?.kind !== 'ended' || !signal.record) return undefined;
+  return signal.storedResult ? { record: signal.record, storedResult: signal.storedResult } : { record: signal.record };
 }

@@ -21,6 +21,8 @@ export interface ReportConsumerDeps {
   signals: JobSignals;
   log: Logger;
   tierMemory: Pick<TierMemory, 'remember'>;
+  /** Reads a stored result (Redis), for a sync call in this process that waits on the job. */
+  readResult(key: string): Promise<Uint8Array | null>;
 }
 
 /** Reports applied at once; each holds a Postgres connection while it runs. */
@@ -49,9 +51,15 @@ export async function startReportConsumer(deps: ReportConsumerDeps): Promise<{ s
 
   const apply = async (msg: JsMsg, report: AttemptReport): Promise<void> => {
     try {
+      // A call here waits to answer with the result: it is read while the job is settled, not after.
+      const storedResult = report.ok && report.resultKey && deps.signals.watching(report.jobId) ? deps.readResult(report.resultKey) : undefined;
+      storedResult?.catch(() => undefined);
       const effects = await applyAttemptReport(reportDeps, report);
       for (const item of effects.dispatch) await deps.dispatcher.publish(item.job, item.attempt);
-      for (const { jobId, signal } of effects.signals) deps.signals.announce(jobId, signal);
+      for (const { jobId, signal } of effects.signals) {
+        const settledWith = storedResult && signal.kind === 'ended' && signal.record?.result_key === report.resultKey;
+        deps.signals.announce(jobId, settledWith ? { ...signal, storedResult } : signal);
+      }
       // A lost ack only means the report comes again, and is applied as a no-op.
       acks.add(msg).catch((err: unknown) => deps.log.warn({ err }, 'acking an attempt report failed'));
     } catch (err) {

@@ -16,7 +16,7 @@ import { admitJob, refuseUnconfiguredPrompt } from '../jobs/admission.js';
 import { checkWebhookTarget } from '../webhooks/webhook-target.js';
 import type { GuardOptions } from '../../common/ssrf-guard.js';
 import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
-import { admitWithInput, dispatchAndWait, endedRecord } from '../scheduler/job-run.js';
+import { admitWithInput, dispatchAndWait, endedJob } from '../scheduler/job-run.js';
 import { insertCachedJob, type Db } from '../jobs/job-store.js';
 import { jobView, type JobLoader } from '../jobs/job-view.js';
 import type { DispatchEntitlement } from '../limits/dispatch-entitlement.js';
@@ -103,7 +103,7 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       const waitHere = req.wait && !(handOffEarly && isSlowTier(admitted.attempt.tier));
       const accept = (signal: JobSignal) => signal.kind === 'ended' || (handOffEarly && signal.kind === 'escalated' && isSlowTier(signal.tier));
       const signal = await dispatchAndWait(deps, admitted, waitHere ? { timeoutMs: req.waitMs, accept } : undefined);
-      const loaded = await deps.jobs.load(jobId, caller.accountId, endedRecord(signal));
+      const loaded = await deps.jobs.load(jobId, caller.accountId, endedJob(signal));
       if (!loaded) throw new TrawlError('INTERNAL_ERROR', 'The job record vanished');
       return create(SubmitResponseSchema, { job: jobView(loaded, { binary: answersInBinary(ctx) }), balanceMicrocents: loaded.balanceMicrocents });
     },

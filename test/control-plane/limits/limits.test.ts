@@ -403,7 +403,7 @@ describe('limits in the control plane', () => {
       const ids = [randomUUID(), randomUUID(), randomUUID()];
       await dispatch(handlerContext(), accountId, ids);
       const announced: string[] = [];
-      const signals = releasingEndedJobs({ announce: (id) => announced.push(id), watch: () => ({ wait: async () => null, close() {} }), stop() {} }, entitlement);
+      const signals = releasingEndedJobs({ announce: (id) => announced.push(id), watch: () => ({ wait: async () => null, close() {} }), watching: () => false, stop() {} }, entitlement);
       signals.announce(ids[0]!, { kind: 'ended', record: { account_id: accountId } as JobRecord });
       signals.announce(ids[1]!, { kind: 'escalated', tier: '2' });
       await sleep(20);
