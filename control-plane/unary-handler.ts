@@ -127,14 +127,17 @@ async function answer(spec: UnarySpec, req: http2.Http2ServerRequest, res: http2
   } finally {
     context.abort(CALL_ENDED);
   }
-  if (callerLeft || res.destroyed || res.writableEnded) return;
+  const stream = res.stream;
+  if (callerLeft || res.destroyed || stream.destroyed || stream.headersSent) return;
   answered = true;
-  const headers: http2.OutgoingHttpHeaders = {};
+  const headers: http2.OutgoingHttpHeaders = { ':status': status };
   context.responseHeader.forEach((value, name) => (headers[name] = value));
   context.responseTrailer.forEach((value, name) => (headers[`trailer-${name}`] = value));
   headers['content-length'] = String(body.byteLength);
-  res.writeHead(status, headers);
-  res.end(body);
+  // Headers and body through the stream itself, in the same turn: the compatibility response would send the body
+  // one turn of the event loop after the headers, in a second write.
+  stream.respond(headers);
+  stream.end(body);
 }
 
 function readBody(req: http2.Http2ServerRequest): Promise<Uint8Array> {
