@@ -128,7 +128,7 @@ async function answer(spec: UnarySpec, req: http2.Http2ServerRequest, res: http2
     context.abort(CALL_ENDED);
   }
   const stream = res.stream;
-  if (callerLeft || res.destroyed || stream.destroyed || stream.headersSent) return;
+  if (callerLeft || stream.destroyed || stream.headersSent) return;
   answered = true;
   const headers: http2.OutgoingHttpHeaders = { ':status': status };
   context.responseHeader.forEach((value, name) => (headers[name] = value));

@@ -9,7 +9,13 @@ import type { JobRecord } from './job-store.js';
  * was read while the job was settled, so a waiter here needs no further
  * read; one heard from another replica carries only the kind.
  */
-export type JobSignal = { kind: 'ended'; record?: JobRecord; storedResult?: Promise<Uint8Array | null> } | { kind: 'escalated'; tier: string };
+export type JobSignal = ({ kind: 'ended' } & Partial<EndedJob>) | { kind: 'escalated'; tier: string };
+
+/** A job as it ended, from the signal that announced it: its record and, when it was read meanwhile, its stored result. */
+export interface EndedJob {
+  record: JobRecord;
+  storedResult?: Promise<Uint8Array | null>;
+}
 
 export interface JobWaiter {
   /** Resolves on the first signal that `accept` takes, or with null at the timeout. */

@@ -7,6 +7,7 @@ import { requestAddOns } from './request-add-ons.js';
 import { BROWSER_TIER } from '../../common/tiers.js';
 import { BillingSchema, EscalationSchema } from '../../proto/gen/trawl/v1/billing_pb.js';
 import { JobErrorSchema, JobSchema, ScrapeResultSchema, type Job, type ScrapeResult } from '../../proto/gen/trawl/v1/scrape_pb.js';
+import type { EndedJob } from './job-signals.js';
 import { loadJobRecord, type Db, type JobRecord } from './job-store.js';
 import { isUuid } from '../../common/ids.js';
 
@@ -31,12 +32,6 @@ export interface LoadedJob {
 
 export function resultOf(job: LoadedJob): ScrapeResult | undefined {
   return job.storedResult ? fromBinary(ScrapeResultSchema, job.storedResult) : undefined;
-}
-
-/** A job as it ended, from the signal that announced it: its record and, when it was read meanwhile, its stored result. */
-export interface EndedJob {
-  record: JobRecord;
-  storedResult?: Promise<Uint8Array | null>;
 }
 
 export interface JobLoader {

@@ -2,8 +2,7 @@ import type { Redis } from 'ioredis';
 import { PARKED_INPUT_TTL_SECONDS } from '../../common/limits.js';
 import type { Logger } from '../../common/logger.js';
 import type { AdmittedJob } from '../jobs/admission.js';
-import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
-import type { EndedJob } from '../jobs/job-view.js';
+import type { EndedJob, JobSignal, JobSignals } from '../jobs/job-signals.js';
 import type { Dispatcher } from './dispatcher.js';
 
 /** Input a worker reads from Redis instead of from its task: a large request body, content to extract, a stored session's cookies. */
@@ -56,6 +55,5 @@ export async function dispatchAndWait(
 
 /** The ended job a signal carries (raised in this process), so the answer needs no second read. */
 export function endedJob(signal: JobSignal | null): EndedJob | undefined {
-  if (signal?.kind !== 'ended' || !signal.record) return undefined;
-  return signal.storedResult ? { record: signal.record, storedResult: signal.storedResult } : { record: signal.record };
+  return signal?.kind === 'ended' && signal.record ? { record: signal.record, storedResult: signal.storedResult } : undefined;
 }
