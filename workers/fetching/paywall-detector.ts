@@ -16,15 +16,26 @@ export const PAYWALL_TEASER_CHARS = 1_500;
 /** Names (in a class or id) of the elements sites and paywall vendors wrap the wall in. */
 const WALL_NAMES = ['paywall', 'regwall', 'subscription-wall', 'subscriber-only', 'premium-wall', 'meter-wall', 'tp-modal', 'tp-container'];
 /**
- * Text in the markup of every wall that may stand in front of a page with
- * much text: a wall container's name, or the schema.org mark that the content
- * is not free (isAccessibleForFree beside a false, in JSON-LD or microdata,
- * whichever comes first). A page with neither is walled only if it shows
- * little text.
+ * An element whose class or id names a wall container, or that carries
+ * data-paywall, in the markup: an attribute's value, quoted or not, up to the
+ * name. A wall's name elsewhere (a script, a link to the subscription page, a
+ * tracking setting) marks no container, and many pages without a wall carry
+ * one; an escaped quote (markup in a script's string) starts no value.
  */
-export const PAYWALL_MARKS = new RegExp(['isAccessibleForFree[^<]{0,60}false', 'false[^<]{0,60}isAccessibleForFree', ...WALL_NAMES].join('|'), 'i');
-/** Any wall container's name in the markup (data-paywall included). */
-const WALL_NAME_HINT = new RegExp(WALL_NAMES.join('|'), 'i');
+const WALL_CONTAINER_MARKUP = new RegExp(
+  `\\b(?:class|id)\\s*=\\s*(?:"[^"<>]*?|'[^'<>]*?|(?=[^\\s"'\\\\])[^\\s"'<>]*?)(?:${WALL_NAMES.join('|')})|<[^<>]*\\sdata-paywall\\b`,
+  'i',
+);
+/**
+ * Markup of every wall that may stand in front of a page with much text: a
+ * wall container, or the schema.org mark that the content is not free
+ * (isAccessibleForFree beside a false, in JSON-LD or microdata, whichever
+ * comes first). A page with neither is walled only if it shows little text.
+ */
+export const PAYWALL_MARKS = new RegExp(
+  ['isAccessibleForFree[^<]{0,60}false', 'false[^<]{0,60}isAccessibleForFree', WALL_CONTAINER_MARKUP.source].join('|'),
+  'i',
+);
 const WALL_CONTAINERS = [...WALL_NAMES.flatMap((name) => [`[class*="${name}" i]`, `[id*="${name}" i]`]), '[data-paywall]'].join(', ');
 
 /** Calls to subscribe in order to read on: what a wall says, and what an article about subscriptions does not. */
@@ -54,8 +65,8 @@ export function paywallEvidence($: CheerioAPI, visibleText: string, markup: Docu
   const thin = visibleText.length < PAYWALL_TEASER_CHARS;
   const phrase = WALL_PHRASES.some((p) => p.test(visibleText));
   // Matching every element against the containers' selectors is the check's dearest step; a page whose markup
-  // names no container has none.
-  const containers = textMatches(WALL_NAME_HINT, markup) ? $(WALL_CONTAINERS) : null;
+  // shows no container has none.
+  const containers = textMatches(WALL_CONTAINER_MARKUP, markup) ? $(WALL_CONTAINERS) : null;
   const walled = !!containers && containers.length > 0;
   const phraseInWall = walled && WALL_PHRASES.some((p) => p.test(containers.text()));
 

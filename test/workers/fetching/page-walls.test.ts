@@ -72,6 +72,27 @@ describe('walls in front of page content', () => {
       expect(at(doc(article(14, wall)))?.code).to.equal('PAYWALL_DETECTED');
     });
 
+    it('recognises a wall container however its class or id is written, however long the page', () => {
+      const call = '<p>Subscribe to continue reading this story.</p>';
+      const containers = [
+        `<div class="story-footer js-paywall-overlay">${call}</div>`,
+        `<div CLASS = 'story-footer regwall'>${call}</div>`,
+        `<div class=meter-wall-inline>${call}</div>`,
+        `<section data-kind="x" id="Premium-Wall">${call}</section>`,
+        `<div role="dialog" data-paywall="hard">${call}</div>`,
+      ];
+      for (const container of containers) expect(at(doc(article(14, container)))?.code, container).to.equal('PAYWALL_DETECTED');
+    });
+
+    it('leaves a long page alone whose wall names stand only in a link, a script or its text', () => {
+      const elsewhere = [
+        '<a href="https://premium.news.example/abo/paywall?url=story">Subscribe to continue reading our archive</a>',
+        '<script>var config = { paywall: "off", html: "<div class=\\"paywall\\">Subscribe to continue reading</div>" };</script>',
+        '<p>The paywall debate: should you subscribe to continue reading the news?</p>',
+      ];
+      for (const markup of elsewhere) expect(at(doc(article(14, markup))), markup).to.equal(null);
+    });
+
     it('recognises a teaser replaced by "subscribe to keep reading" without markup', () => {
       expect(at(doc(`${article(1)}<p>Become a member to keep reading this story.</p>`))?.code).to.equal('PAYWALL_DETECTED');
     });
