@@ -5,6 +5,7 @@ import { connectNats } from './connections.js';
 import { ensureStreams } from './jetstream.js';
 import { createLogger, type Logger } from './logger.js';
 import { natsNames, type NatsNames } from './nats-names.js';
+import { useBufferTextEncoding } from './protobuf-text.js';
 import { redisKeys, type RedisKeys } from './redis-keys.js';
 
 export interface ProcessContext {
@@ -30,6 +31,7 @@ export interface RunningProcess {
  * NATS last. A start that throws ends the process with code 1.
  */
 export async function runProcess(role: string, start: (ctx: ProcessContext) => Promise<RunningProcess>, opts: { natsName?: string } = {}): Promise<void> {
+  useBufferTextEncoding();
   const config = loadConfig();
   const log = createLogger(role, config.logLevel);
   let running: RunningProcess;

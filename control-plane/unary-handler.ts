@@ -3,8 +3,6 @@ import { fromBinary, toBinary, type DescMethodUnary } from '@bufbuild/protobuf';
 import {
   Code,
   ConnectError,
-  createContextValues,
-  createHandlerContext,
   createServiceImplSpec,
   type ConnectRouter,
   type Interceptor,
@@ -13,15 +11,17 @@ import {
 import { invokeUnaryImplementation } from '@connectrpc/connect/protocol';
 import { codeToHttpStatus, errorToJsonBytes, parseTimeout } from '@connectrpc/connect/protocol-connect';
 import { webHeaders } from '../common/http2-headers.js';
+import { createCallContext } from './call-context.js';
 
 /**
  * The control plane's answer to the one kind of call the gateway makes: a
  * unary call in the Connect protocol with binary protobuf, uncompressed. It
  * runs the same service implementations behind the same interceptors as
- * connect-node's adapter, with the same handler context, but reads the body
- * and writes the answer directly instead of through connect's universal
- * request and response (web Headers, async iterables, a DOMException when
- * each call's signal is aborted at its end): about half the CPU a call.
+ * connect-node's adapter, with a handler context of the same shape
+ * (call-context.ts), but reads the body and writes the answer directly
+ * instead of through connect's universal request and response (web Headers,
+ * async iterables, a DOMException when each call's signal is aborted at its
+ * end): about half the CPU a call.
  * Every other request (gRPC, gRPC-Web, Connect JSON or GET, compression,
  * streaming methods) goes to connect-node's adapter.
  * See docs/decisions/0032-control-plane-transport.md.
@@ -86,16 +86,12 @@ export function createUnaryHandler(opts: UnaryHandlerOptions): NodeHandler {
 async function answer(spec: UnarySpec, req: http2.Http2ServerRequest, res: http2.Http2ServerResponse, interceptors: Interceptor[]): Promise<void> {
   const timeout = parseTimeout((req.headers['connect-timeout-ms'] as string | undefined) ?? null, Number.MAX_SAFE_INTEGER);
   const method = spec.method as DescMethodUnary;
-  const context = createHandlerContext({
-    service: method.parent,
+  const context = createCallContext({
     method,
-    protocolName: 'connect',
-    requestMethod: 'POST',
     url: `http://${req.headers[':authority'] ?? 'localhost'}${req.url}`,
     timeoutMs: timeout.timeoutMs,
     requestHeader: webHeaders(req.headers),
     responseHeader: { 'content-type': 'application/proto' },
-    contextValues: createContextValues(),
   });
   let answered = false;
   let callerLeft = false;

@@ -2,12 +2,12 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { once } from 'node:events';
 import { expect } from 'chai';
-import { create } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, createContextKey, type HandlerContext, type Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter, createConnectTransport, createGrpcTransport } from '@connectrpc/connect-node';
 import { createUnaryHandler, recordUnaryMethods } from '../../control-plane/unary-handler.js';
 import { createControlPlaneTransport } from '../../gateway/control-plane-transport.js';
-import { GetJobResponseSchema, JobSchema, ScrapeService } from '../../proto/gen/trawl/v1/scrape_pb.js';
+import { GetJobRequestSchema, GetJobResponseSchema, JobSchema, ScrapeService } from '../../proto/gen/trawl/v1/scrape_pb.js';
 
 const CALLER = createContextKey<string>('nobody', { description: 'the caller an interceptor found' });
 
@@ -121,6 +121,38 @@ describe('control-plane unary handler', function () {
       expect((cancelledInCall as ConnectError).code).to.equal(Code.Canceled);
     } finally {
       close();
+    }
+  });
+
+  it("aborts the call signal with DeadlineExceeded once the caller's deadline passes, and not before", async () => {
+    const session = http2.connect(baseUrl);
+    try {
+      cancelledInCall = undefined;
+      const started = Date.now();
+      // A raw call: the deadline travels in its header and no client timer cancels the stream first.
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': '/trawl.v1.ScrapeService/GetJob',
+        'content-type': 'application/proto',
+        'connect-protocol-version': '1',
+        'connect-timeout-ms': '200',
+        'x-api-key': 'k1',
+      });
+      let status = 0;
+      stream.on('response', (h) => (status = Number(h[':status'])));
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.end(toBinary(GetJobRequestSchema, create(GetJobRequestSchema, { jobId: 'wait' })));
+      await once(stream, 'end');
+      expect(Date.now() - started).to.be.at.least(190);
+      expect(cancelledInCall).to.be.instanceOf(ConnectError);
+      expect((cancelledInCall as ConnectError).code).to.equal(Code.DeadlineExceeded);
+      expect(status).to.equal(200);
+      const job = fromBinary(GetJobResponseSchema, Buffer.concat(chunks)).job!;
+      expect(job.jobId).to.equal('wait');
+      expect(job.attempts, 'the time left, as the implementation read it once the deadline had passed').to.be.within(-50, 0);
+    } finally {
+      session.close();
     }
   });
 

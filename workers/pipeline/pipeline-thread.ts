@@ -10,6 +10,9 @@ import type { ExtractedPage } from '../discovery/link-extractor.js';
 import { packPage, type PackedPage } from '../discovery/packed-links.js';
 import { wholeText, type DocumentText } from '../html/document-text.js';
 import { markStarted, type StartCell } from './start-cells.js';
+import { useBufferTextEncoding } from '../../common/protobuf-text.js';
+
+useBufferTextEncoding();
 
 /** A document as bytes in a known charset, moved (not copied) to the thread, which decodes it once. */
 export interface ThreadTask {
