@@ -20,10 +20,14 @@ const WALL_NAMES = ['paywall', 'regwall', 'subscription-wall', 'subscriber-only'
  * data-paywall, in the markup: an attribute's value, quoted or not, up to the
  * name. A wall's name elsewhere (a script, a link to the subscription page, a
  * tracking setting) marks no container, and many pages without a wall carry
- * one; an escaped quote (markup in a script's string) starts no value.
+ * one; an escaped quote (markup in a script's string) starts no value. An
+ * attribute starts after a space or a quote, never inside another's value, so
+ * each stretch of markup is read by one attribute at most and the pattern
+ * stays linear on any page (a run like "class=class=..." took seconds when
+ * every "class=" in it began a value).
  */
 const WALL_CONTAINER_MARKUP = new RegExp(
-  `\\b(?:class|id)\\s*=\\s*(?:"[^"<>]*?|'[^'<>]*?|(?=[^\\s"'\\\\])[^\\s"'<>]*?)(?:${WALL_NAMES.join('|')})|<[^<>]*\\sdata-paywall\\b`,
+  `(?<=[\\s"'])(?:class|id)\\s*=\\s*(?:"[^"<>]*?|'[^'<>]*?|(?=[^\\s"'\\\\])[^\\s"'<>]*?)(?:${WALL_NAMES.join('|')})|<[^<>]*\\sdata-paywall\\b`,
   'i',
 );
 /**
