@@ -60,7 +60,7 @@ export interface FetchWorkDeps {
 }
 
 /** Bytes of an HTML page's start decoded for the checks made on every page (walls, shells). */
-const PAGE_HEAD_BYTES = Math.max(SHELL_SCAN_BYTES, WALL_SCAN_CHARS);
+export const PAGE_HEAD_BYTES = Math.max(SHELL_SCAN_BYTES, WALL_SCAN_CHARS);
 
 /** The start of an HTML page, decoded once for its checks (in pieces: see document-text.ts); null for other content. */
 function pageHead(page: FetchedPage): DocumentText | null {

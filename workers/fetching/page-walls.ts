@@ -41,13 +41,21 @@ export function refusalCaptcha(head: string): PageWall | null {
   return /captcha|turnstile/i.test(head) ? captchaWall(findCaptcha(head.slice(0, WALL_SCAN_CHARS))) : null;
 }
 
+/**
+ * Whether the start of a page (its first WALL_SCAN_CHARS) may be a wall:
+ * only such a page is parsed into a tree for the full check. It names
+ * something every wall's markup does, and it either shows a subscription
+ * wall's mark (only a marked wall holds back a page that shows much text) or
+ * shows little text, told by one pass without a tree that stops at that much.
+ */
+export function mayBeWall(head: DocumentText): boolean {
+  if (!textMatches(WALL_HINT, head)) return false;
+  return textMatches(PAYWALL_MARKS, head) || !visibleTextReaches(head, SMALL_WALL_TEXT_CHARS);
+}
+
 export function detectWall(page: { html: DocumentText; requestedUrl: string; finalUrl: string }): PageWall | null {
   const head = textWithin(page.html, WALL_SCAN_CHARS);
-  if (!textMatches(WALL_HINT, head)) return null;
-  // Only a marked subscription wall holds back a page that shows much text; whether a page does is told by one
-  // pass without a tree, which stops at that much text, before the page is parsed into one (and its pieces
-  // joined into one string).
-  if (!textMatches(PAYWALL_MARKS, head) && visibleTextReaches(head, SMALL_WALL_TEXT_CHARS)) return null;
+  if (!mayBeWall(head)) return null;
   const $ = parsePage(head);
   const visibleText = textOf($);
 

@@ -1,0 +1,83 @@
+/**
+ * The checks made on every fetched HTML page before the content pipeline
+ * (JavaScript shell, then sign-in, captcha and subscription walls), over the
+ * pages of the shared extraction set, against parsing each page's start into
+ * a tree with htmlparser2 and cheerio: what the checks would cost if every
+ * page were parsed for them. Each page is decoded into pieces first, as a
+ * fetched page is, outside the timing. Prints the time a page (mean, p50,
+ * p90, p99, max), how many pages needed the tree, and what was found.
+ *
+ *   npm run bench:page-checks [-- --rounds 3 --limit 200]
+ */
+import { parseArgs } from 'node:util';
+import { decodeTextPieces } from '../../workers/fetching/charset.js';
+import { isJavaScriptShell } from '../../workers/fetching/js-shell-detector.js';
+import { parsePage } from '../../workers/fetching/page-tree.js';
+import { PAGE_HEAD_BYTES } from '../../workers/fetching/leased-fetch-work.js';
+import { detectWall, mayBeWall, WALL_SCAN_CHARS } from '../../workers/fetching/page-walls.js';
+import { textWithin, type DocumentText } from '../../workers/html/document-text.js';
+import { loadCases, loadPage } from '../extraction-quality/evaluation-set.js';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    limit: { type: 'string' },
+  },
+});
+const rounds = Number(values.rounds);
+
+const pages = loadCases()
+  .slice(0, values.limit ? Number(values.limit) : undefined)
+  .map((c) => ({ url: c.url, head: decodeTextPieces(Buffer.from(loadPage(c)).subarray(0, PAGE_HEAD_BYTES), 'utf-8') as DocumentText }));
+
+const checks = (page: (typeof pages)[number]) => {
+  const shell = isJavaScriptShell(page.head);
+  const wall = detectWall({ html: page.head, requestedUrl: page.url, finalUrl: page.url });
+  return { shell, wall };
+};
+const parseOnly = (page: (typeof pages)[number]) => parsePage(textWithin(page.head, WALL_SCAN_CHARS));
+
+function timeEach(run: (page: (typeof pages)[number]) => unknown): number[] {
+  const times: number[] = [];
+  for (const page of pages) {
+    const started = performance.now();
+    run(page);
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+function summary(times: number[]): string {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  const mean = times.reduce((s, t) => s + t, 0) / times.length;
+  return [mean, at(0.5), at(0.9), at(0.99), sorted.at(-1)!].map((v) => v.toFixed(3).padStart(8)).join(' ');
+}
+
+const found = { shells: 0, trees: 0, walls: new Map<string, number>() };
+for (const page of pages) {
+  const { shell, wall } = checks(page);
+  if (shell) found.shells++;
+  if (mayBeWall(textWithin(page.head, WALL_SCAN_CHARS))) found.trees++;
+  if (wall) found.walls.set(wall.code, (found.walls.get(wall.code) ?? 0) + 1);
+}
+
+process.stdout.write(`${pages.length} pages, ${rounds} rounds; ms a page: mean, p50, p90, p99, max\n`);
+const means: Array<[number, number]> = [];
+for (let round = 1; round <= rounds; round++) {
+  // Alternate the order so neither always runs on a warmer heap.
+  const order = round % 2 === 1 ? (['checks', 'parse'] as const) : (['parse', 'checks'] as const);
+  const results: Record<string, number[]> = {};
+  for (const which of order) results[which] = timeEach(which === 'checks' ? checks : parseOnly);
+  const mean = (t: number[]) => t.reduce((s, v) => s + v, 0) / t.length;
+  means.push([mean(results.checks!), mean(results.parse!)]);
+  process.stdout.write(`round ${round}\n`);
+  process.stdout.write(`  ${'trawl page checks (shell + walls)'.padEnd(40)} ${summary(results.checks!)}\n`);
+  process.stdout.write(`  ${'every page parsed (htmlparser2 + cheerio)'.padEnd(40)} ${summary(results.parse!)}\n`);
+}
+const ratios = means.map(([c, p]) => c / p).sort((a, b) => a - b);
+process.stdout.write(
+  `\n${found.trees} of ${pages.length} pages parsed into a tree for the wall check\n` +
+    `found: ${found.shells} JavaScript shells; walls ${[...found.walls].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}\n` +
+    `mean time of the checks over a parse of every page: ${ratios.map((r) => r.toFixed(2)).join(', ')}\n`,
+);
