@@ -98,7 +98,8 @@ function normaliseQuery(search: string, options: UrlNormalizationOptions): strin
 function normalisePath(pathname: string, trailingSlash: TrailingSlash): string {
   let path = normalisePercentEncoding(pathname) || '/';
   if (path === '/') return path;
-  if (trailingSlash === 'strip') path = path.replace(/\/+$/, '') || '/';
+  // The run of slashes is matched from its first one only: tried from every slash, a long run read to its end each time.
+  if (trailingSlash === 'strip') path = path.replace(/(?<!\/)\/+$/, '') || '/';
   else if (trailingSlash === 'add' && !path.endsWith('/')) path += '/';
   return path;
 }

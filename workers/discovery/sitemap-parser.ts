@@ -324,6 +324,11 @@ function readJsonFeed(text: string, collector: EntryCollector): void {
   }
 }
 
+/** The text without its last line (kept up to its last line break): a sitemap cut off mid-way ends in part of a URL. */
+function withoutLastLine(text: string): string {
+  return text.slice(0, Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) + 1);
+}
+
 function readTextSitemap(text: string, collector: EntryCollector): void {
   collector.result.kind = 'text';
   for (const line of text.split(/\r\n|\r|\n/)) {
@@ -423,7 +428,7 @@ class FormatRouter {
       if (result.truncated === null) this.xml.end();
     } else if (this.whole !== null) {
       if (/^[{[]/.test(this.whole)) readJsonFeed(this.whole, this.collector);
-      else readTextSitemap(result.truncated === 'max-bytes' ? this.whole.replace(/[^\r\n]*$/, '') : this.whole, this.collector);
+      else readTextSitemap(result.truncated === 'max-bytes' ? withoutLastLine(this.whole) : this.whole, this.collector);
     }
   }
 }

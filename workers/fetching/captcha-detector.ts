@@ -45,14 +45,37 @@ const RENDER_CALL: ReadonlyArray<[CaptchaKind, RegExp]> = [
   ['recaptcha_v2', /grecaptcha\.render\([\s\S]{0,300}?sitekey['"]?\s*:\s*['"]([\w-]+)['"]/],
 ];
 
-/** The widgets' frames, whose URL carries the site key. */
-const FRAME_KEY: ReadonlyArray<[CaptchaKind, RegExp]> = [
-  ['hcaptcha', /hcaptcha\.com\/.*[?&#]sitekey=([\w-]+)/],
-  ['recaptcha_v2', /\/recaptcha\/api2\/(?:anchor|bframe)\?.*[?&]k=([\w-]+)/],
+/**
+ * The widgets' frames, whose URL carries the site key: the parameter after
+ * the widget's address. Each is found in two steps, the address and then the
+ * parameter after it, so a long attribute is read once (one pattern with
+ * `.*` between the two read to the end from every occurrence of the address).
+ */
+const FRAME_KEY: ReadonlyArray<[CaptchaKind, RegExp, RegExp]> = [
+  ['hcaptcha', /hcaptcha\.com\//, /[?&#]sitekey=([\w-]+)/g],
+  ['recaptcha_v2', /\/recaptcha\/api2\/(?:anchor|bframe)\?/, /[?&]k=([\w-]+)/g],
 ];
 
-/** reCAPTCHA v3 loads its script with the site key as `render`. */
-const V3_SCRIPT = /\/recaptcha\/api\.js\?(?:[^#]*&)?render=([\w-]+)/;
+/** reCAPTCHA v3 loads its script with the site key as `render`, in the query (before any `#`). */
+const V3_SCRIPT = /\/recaptcha\/api\.js\?/;
+const V3_RENDER = /(?:^|&)render=([\w-]+)/;
+
+/** The first match of `param` after the first match of `address` in `url`. */
+function paramAfter(url: string, address: RegExp, param: RegExp): RegExpExecArray | null {
+  const at = address.exec(url);
+  if (!at) return null;
+  param.lastIndex = at.index + at[0].length;
+  return param.exec(url);
+}
+
+/** The site key of a reCAPTCHA v3 script address. */
+function v3ScriptKey(src: string): string | undefined {
+  const at = V3_SCRIPT.exec(src);
+  if (!at) return undefined;
+  const query = src.slice(at.index + at[0].length);
+  const hash = query.indexOf('#');
+  return V3_RENDER.exec(hash < 0 ? query : query.slice(0, hash))?.[1];
+}
 const V3_EXECUTE = /grecaptcha\.execute\(\s*['"]([\w-]+)['"]\s*(?:,\s*\{\s*action\s*:\s*['"]([\w/-]+)['"])?/;
 
 function attr($: CheerioAPI, selector: string, name: string): string | undefined {
@@ -94,7 +117,7 @@ export function findCaptcha(page: string | CheerioAPI): CaptchaWidget | null {
   }
 
   const scripts = $('script[src]').map((_, el) => $(el).attr('src') ?? '').get();
-  const v3 = scripts.map((src) => V3_SCRIPT.exec(src)?.[1]).find((key) => key !== undefined && key !== 'explicit' && key !== 'onload');
+  const v3 = scripts.map(v3ScriptKey).find((key) => key !== undefined && key !== 'explicit' && key !== 'onload');
   const execute = V3_EXECUTE.exec(inline);
   const v3Key = v3 ?? execute?.[1];
   if (v3Key) {
@@ -103,9 +126,9 @@ export function findCaptcha(page: string | CheerioAPI): CaptchaWidget | null {
   }
 
   const frames = $('iframe[src]').map((_, el) => $(el).attr('src') ?? '').get();
-  for (const [kind, pattern] of FRAME_KEY) {
+  for (const [kind, address, param] of FRAME_KEY) {
     for (const src of frames) {
-      const match = pattern.exec(src);
+      const match = paramAfter(src, address, param);
       if (match) return { kind, sitekey: match[1]! };
     }
   }

@@ -27,7 +27,7 @@ const CHALLENGE_SIGNATURES: ChallengeSignature[] = [
   },
   {
     vendor: 'Imperva Incapsula',
-    matches: ({ body }) => /Incapsula incident ID|<iframe[^>]+src=["'][^"']*_Incapsula_Resource/i.test(body),
+    matches: ({ body }) => /Incapsula incident ID|<iframe[^<>]+src=["'][^"']*_Incapsula_Resource/i.test(body),
   },
   {
     vendor: 'DataDome',
@@ -35,7 +35,7 @@ const CHALLENGE_SIGNATURES: ChallengeSignature[] = [
   },
   {
     vendor: 'PerimeterX',
-    matches: ({ body }) => /id=["']px-captcha["']|_pxCaptcha|window\._pxAppId[^<]*px-captcha/i.test(body),
+    matches: ({ body }) => /id=["']px-captcha["']|_pxCaptcha|window\._pxAppId(?:(?!window\._pxAppId)[^<])*px-captcha/i.test(body),
   },
   {
     vendor: 'Akamai',

@@ -98,10 +98,22 @@ function tagEnd(html: string, from: number): number {
 }
 
 const rawTextEnds = new Map<string, RegExp>();
-function rawTextEnd(name: string): RegExp {
+/**
+ * Where the raw text of `name` ends: its first end tag from `from` on, up to
+ * the first `>` after it; -1 when there is none. The end tag's name is found
+ * first and its `>` looked for after: a pattern reading `</name[^>]*>` read
+ * to the page's end from every `</name` on a page with no `>` after them,
+ * quadratic in the page. When the first end tag has no `>` after it, no later
+ * one has either.
+ */
+function rawTextEnd(html: string, name: string, from: number): number {
   let pattern = rawTextEnds.get(name);
-  if (!pattern) rawTextEnds.set(name, (pattern = new RegExp(`</${name}[^>]*>`, 'gi')));
-  return pattern;
+  if (!pattern) rawTextEnds.set(name, (pattern = new RegExp(`</${name}`, 'gi')));
+  pattern.lastIndex = from;
+  const close = pattern.exec(html);
+  if (!close) return -1;
+  const gt = html.indexOf('>', close.index + close[0].length);
+  return gt < 0 ? -1 : gt + 1;
 }
 
 export function limitNesting(html: string, maxDepth = MAX_NESTING_DEPTH): string {
@@ -172,10 +184,8 @@ export function limitNesting(html: string, maxDepth = MAX_NESTING_DEPTH): string
     if (!VOID.has(name) && !selfClosing) {
       if (RAW_TEXT.has(name)) {
         // Its content is text up to the matching end tag (or the end of the page).
-        const pattern = rawTextEnd(name);
-        pattern.lastIndex = end;
-        const close = pattern.exec(html);
-        i = close ? html.indexOf('<', close.index + close[0].length) : -1;
+        const closed = rawTextEnd(html, name, end);
+        i = closed < 0 ? -1 : html.indexOf('<', closed);
         continue;
       }
       if (stack.length >= maxDepth) {

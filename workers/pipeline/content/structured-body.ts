@@ -1,6 +1,7 @@
 import { lastDescendant, pageChars, textLess, visibleChars, type HeadInfo, type Tape } from './html-tape.js';
 import { normaliseLines, paragraphsHtml } from './plain-input.js';
 import type { Selection } from './tape-walk.js';
+import { hasTag, replaceTags } from '../../html/tags-in-text.js';
 
 /** JSON-LD scripts longer than this are not parsed (a catalogue, not one article's data). */
 const MAX_STRUCTURED_CHARS = 2_000_000;
@@ -46,7 +47,7 @@ function collectBodies(value: unknown, into: Set<string>, depth: number): void {
 /** Body text a page needs before it is looked at, and how much more of it there must be than of the selection. */
 const MIN_BODY_CHARS = 500;
 const BODY_RATIO = 2;
-const MARKUP = /<(?:p|br|div|h[1-6]|ul|ol|li|blockquote|figure|table|strong|em|a)\b[^>]*>/i;
+const MARKUP_TAG = /<(?:p|br|div|h[1-6]|ul|ol|li|blockquote|figure|table|strong|em|a)\b/i;
 /**
  * Plain text as HTML text. Ampersands are left as they are: bodies are often
  * written with HTML entities (`&amp;`, `&#8217;`), which then read as the
@@ -65,9 +66,9 @@ export function structuredBodyInstead(tape: Tape, selection: Selection): string 
   if (tape.head.structuredData.length === 0) return undefined;
   const body = structuredArticleBody(tape.head);
   if (body === undefined) return undefined;
-  const markup = MARKUP.test(body);
+  const markup = hasTag(body, MARKUP_TAG);
   // A body written as markup is measured by its text, tags aside.
-  const bodyChars = visibleChars(markup ? body.replace(/<[^>]*>/g, '') : body);
+  const bodyChars = visibleChars(markup ? replaceTags(body, '') : body);
   if (bodyChars < MIN_BODY_CHARS || selectedChars(tape, selection) * BODY_RATIO >= bodyChars) return undefined;
   if (markup) return body;
   return paragraphsHtml(normaliseLines(body), asHtmlText);

@@ -104,7 +104,7 @@ export function toIsoDuration(input: string): string | null {
   if (compact) return formatDuration(Number(compact[1]), Number(compact[2]), 0);
   const clock = /^(\d{1,2}):(\d{2})$/.exec(lower);
   if (clock) return formatDuration(Number(clock[1]), Number(clock[2]), 0);
-  for (const m of lower.matchAll(/(\d+(?:[.,]\d+)?)\s*(hours?|hrs?|h|stunden?|std\.?|heures?|horas?|ore|minutes?|mins?|m|minuten?|minutos?|minuti|seconds?|secs?|s|sekunden?)\b/g)) {
+  for (const m of lower.matchAll(/(?<!\d)(\d+(?:[.,]\d+)?)\s*(hours?|hrs?|h|stunden?|std\.?|heures?|horas?|ore|minutes?|mins?|m|minuten?|minutos?|minuti|seconds?|secs?|s|sekunden?)\b/g)) {
     const n = Number(m[1]!.replace(',', '.'));
     const unit = m[2]!;
     found = true;
@@ -118,6 +118,8 @@ export function toIsoDuration(input: string): string | null {
     minutes = Number(bare[1]);
   }
   const totalMinutes = hours * 60 + minutes;
+  // A number too long to count in (a run of digits on a broken page) is no duration.
+  if (!Number.isFinite(totalMinutes) || !Number.isFinite(seconds)) return null;
   return formatDuration(Math.floor(totalMinutes / 60), Math.round(totalMinutes % 60), seconds);
 }
 

@@ -3,6 +3,7 @@ import { absoluteUrl } from './absolute-url.js';
 import { collapseWhitespace } from './node-text.js';
 import { parseDecimal } from './price-parsing.js';
 import type { JsonObject, JsonValue } from './structured-data-model.js';
+import { replaceTags } from '../../html/tags-in-text.js';
 
 export function isJsonObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -50,7 +51,7 @@ export function cleanText(text: string): string {
   let s = text;
   // Entities first: some sites escape the markup itself ("&lt;p&gt;").
   if (/&[#a-z0-9]+;/i.test(s)) s = decodeHTML(s);
-  if (/<[a-z/!]/i.test(s)) s = s.replace(/<[^>]*>/g, ' ');
+  if (/<[a-z/!]/i.test(s)) s = replaceTags(s, ' ');
   // A doubly escaped newline reaches us as the two characters "\n".
   s = s.replace(/\\[nrt]/g, ' ');
   return collapseWhitespace(s);

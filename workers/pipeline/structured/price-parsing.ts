@@ -31,7 +31,8 @@ export function parseDecimal(text: string): number | null {
   if (!match) return null;
   const negative = /^[-−]/.test(match[0]);
   let s = match[0].replace(/^[-−]/, '').replace(/[\s\u00a0\u202f'’]+/g, ' ').trim();
-  s = s.replace(/[.,\s]+$/, '');
+  // From the first mark of the trailing run only: tried from each mark, a long run was read to its end each time.
+  s = s.replace(/(?<![.,\s])[.,\s]+$/, '');
   // Spaces group thousands only between digit groups; "12 500" is one number, "12 34.5" is not.
   s = s.replace(/(\d) (?=\d{3}(?:\D|$))/g, '$1');
   s = s.split(' ')[0]!;

@@ -81,7 +81,7 @@ export function toRequirementList(raw: JsonValue): string[] | null {
       }
       continue;
     }
-    if (typeof item === 'string' && /\n\s*[-•*]/.test(item)) {
+    if (typeof item === 'string' && /\n[^\S\n]*[-•*]/.test(item)) {
       for (const line of item.split('\n')) {
         const t = line.replace(/^\s*[-•*]\s*/, '').trim();
         if (t) out.push(t);

@@ -41,7 +41,8 @@ export function toRating(raw: JsonValue): JsonValue | null {
 }
 
 const RATING_TEXT = /(\d(?:[.,]\d{1,2})?)\s*(?:out of|\/|von|sur|de|su|of)\s*(5|10)\b/i;
-const RATING_COUNT = /(\d[\d,.]*)\s*(?:customer\s+)?(?:reviews?|ratings?|bewertungen|avis|reseñas|recensioni)/i;
+// Tried once per run of digits and marks (from its start), not from each digit of a long run; the count is the same.
+const RATING_COUNT = /(?<![\d,.])[,.]*(\d[\d,.]*)\s*(?:customer\s+)?(?:reviews?|ratings?|bewertungen|avis|reseñas|recensioni)/i;
 
 function ratingFromPage(ctx: ProfileContext): Resolved | null {
   const candidates = ctx.index.elements.filter((el) => /rating|stars|review/i.test(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`));

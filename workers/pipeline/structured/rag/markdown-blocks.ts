@@ -42,7 +42,9 @@ const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
 const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const LIST_ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])([ \t]+|$)/;
 const QUOTE = /^ {0,3}>/;
-const TABLE_DELIMITER = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+// Blanks after the last cell belong to the cell unless a closing `|` comes first: read by either, a long run of them
+// was tried every way before a line that is no delimiter failed.
+const TABLE_DELIMITER = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?$/;
 
 const blank = (l: Line | undefined): boolean => l === undefined || l.text.trim() === '';
 

@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import { normalizeUrl } from '../../../common/url-normalizer.js';
+import { findCaptcha } from '../../../workers/fetching/captcha-detector.js';
+import { detectChallenge } from '../../../workers/fetching/challenge-detector.js';
+import { hasTag, replaceTags } from '../../../workers/html/tags-in-text.js';
+import { limitNesting } from '../../../workers/pipeline/nesting-guard.js';
+import { cleanText } from '../../../workers/pipeline/structured/json-like-values.js';
+import { toIsoDuration } from '../../../workers/pipeline/structured/date-normalization.js';
+import { parseDecimal } from '../../../workers/pipeline/structured/price-parsing.js';
+import { parseMarkdownBlocks } from '../../../workers/pipeline/structured/rag/markdown-blocks.js';
+
+/**
+ * Text a hostile (or broken) page controls, shaped against the patterns that
+ * read it: runs that made a pattern read to the end of the text from every
+ * position, seconds of one worker's time on 64 KB. Each check reads such a
+ * run and still gives the ordinary answer; the same inputs in their ordinary
+ * form are covered by each module's own tests. The runs are long enough that a
+ * quadratic pattern takes several seconds (2–16 s each before the rewrite)
+ * where a linear one takes milliseconds, so the timeout tells them apart by a
+ * wide margin either way. The challenge check reads only the first 64 KB of a
+ * body, which bounds its old cost to a fraction of a second: that case checks
+ * the answers only.
+ */
+const RUN = 192 * 1024;
+const run = (unit: string, chars = RUN) => unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars);
+
+describe('patterns on hostile text', function () {
+  this.timeout(1_500);
+
+  it('finds captcha frames and v3 scripts by their key, not by reading a long address again from every mention', () => {
+    const frame = (src: string) => `<html><body><h1>Check</h1><iframe src="${src}"></iframe></body></html>`;
+    expect(findCaptcha(frame(`https://hcaptcha.com/${run('hcaptcha.com/')}`))).to.equal(null);
+    expect(findCaptcha(frame(`https://www.google.com/recaptcha/api2/anchor?${run('/recaptcha/api2/anchor?')}`))).to.equal(null);
+    expect(findCaptcha(frame(`https://newassets.hcaptcha.com/captcha/v1/abc/static/hcaptcha.html#frame=checkbox&sitekey=10000000-ffff`))).to.deep.include({ kind: 'hcaptcha', sitekey: '10000000-ffff' });
+    expect(findCaptcha(frame('https://www.google.com/recaptcha/api2/anchor?ar=1&k=6LeKEY_x&co=aHR0'))).to.deep.include({ kind: 'recaptcha_v2', sitekey: '6LeKEY_x' });
+    const script = (src: string) => `<html><head><script src="${src}"></script></head><body><h1>Check</h1></body></html>`;
+    expect(findCaptcha(script(`https://www.google.com/recaptcha/api.js?${run('/recaptcha/api.js?a&')}`))).to.equal(null);
+    expect(findCaptcha(script('https://www.google.com/recaptcha/api.js?hl=en&render=6LeV3KEY#render=other'))).to.deep.include({ kind: 'recaptcha_v3', sitekey: '6LeV3KEY' });
+    expect(findCaptcha(script('https://www.google.com/recaptcha/api.js?hl=en#&render=6LeV3KEY'))).to.equal(null);
+  });
+
+  it('tells challenge pages apart on a body of unclosed frames or repeated vendor names', () => {
+    const evidence = (body: string) => ({ headers: {}, body });
+    expect(detectChallenge(evidence(`<p>_Incapsula_Resource</p>${run('<iframe ')}`))).to.equal(null);
+    expect(detectChallenge(evidence(`<iframe id="main-iframe" src="/_Incapsula_Resource?SWUDNSAI=31&xinfo=1"></iframe>`))).to.equal('Imperva Incapsula');
+    expect(detectChallenge(evidence(`<script>${run('window._pxAppId ')}</script>`))).to.equal(null);
+    expect(detectChallenge(evidence(`<script>window._pxAppId = 'PXabc'; window._pxJsClientSrc = '/px-captcha.js';</script>`))).to.equal('PerimeterX');
+  });
+
+  it('strips trailing slashes from a path made of them', () => {
+    expect(normalizeUrl(`https://example.com/${run('/')}x`, undefined, { trailingSlash: 'strip' })).to.match(/x$/);
+    expect(normalizeUrl(`https://example.com/a${run('/', 4096)}`, undefined, { trailingSlash: 'strip' })).to.equal('https://example.com/a');
+  });
+
+  it('ends raw text at its end tag when the page holds many unclosed end tags', () => {
+    const html = `<div><script>${run('</script ')}`;
+    expect(limitNesting(html)).to.equal(html);
+    const closed = `<script>var a = 1;</script  ><div><div>deep</div></div>`;
+    expect(limitNesting(closed, 1)).to.not.contain('<div><div>');
+  });
+
+  it('reads tags out of structured text with many unclosed tags', () => {
+    expect(replaceTags(`a<b>c${run('<a')}`, ' ')).to.equal(`a c${run('<a')}`);
+    expect(replaceTags('<p>one</p><p>two', '|')).to.equal('|one||two');
+    expect(hasTag(run('<p '), /<p\b/i)).to.equal(false);
+    expect(hasTag('plain <strong>bold</strong>', /<strong\b/i)).to.equal(true);
+    expect(cleanText(`Fresh ${run('<b ')}`)).to.match(/^Fresh /);
+    expect(cleanText('<p>Fresh &amp; <b>local</b></p>')).to.equal('Fresh & local');
+  });
+
+  it('parses numbers and durations out of long runs of digits and marks', () => {
+    expect(parseDecimal(`1${run('.')}x`)).to.equal(1);
+    expect(parseDecimal('1.299,50 €')).to.equal(1299.5);
+    expect(toIsoDuration(run('1')), 'a bare run of digits is too many minutes to count').to.equal(null);
+    expect(toIsoDuration(`${run('1')} h`)).to.equal(null);
+    expect(toIsoDuration(`${run('1 ', 4096)}x`)).to.equal(null);
+    expect(toIsoDuration('1 h 30 min')).to.equal('PT1H30M');
+  });
+
+  it('reads a Markdown table delimiter line of blanks', () => {
+    const blocks = parseMarkdownBlocks(`| a | b |\n|---|---${run(' ')}x\n`);
+    expect(blocks.some((b) => b.kind === 'table')).to.equal(false);
+    expect(parseMarkdownBlocks('| a | b |\n|---|---|   \n| 1 | 2 |\n').some((b) => b.kind === 'table')).to.equal(true);
+  });
+});
