@@ -21,3 +21,37 @@ export function hasTag(text: string, opening: RegExp): boolean {
   const open = opening.exec(text);
   return open !== null && text.includes('>', open.index + open[0].length);
 }
+
+/**
+ * The content of each element named in `names` (lower case), in order:
+ * from `<name` (and whatever follows up to the first `>`) to the first
+ * `</name>` after it, case aside, as the pattern
+ * `<(names)[^>]*>([\s\S]*?)<\/\1>` reads them. An element with no end tag
+ * after it is skipped, and so is every later one of its name (none has an
+ * end tag after it either), which keeps the reading linear.
+ */
+export function* elementContents(text: string, names: readonly string[]): Generator<string> {
+  const open = new RegExp(`<(${names.join('|')})`, 'gi');
+  const unclosed = new Set<string>();
+  let from = 0;
+  while (unclosed.size < names.length) {
+    open.lastIndex = from;
+    const start = open.exec(text);
+    if (start === null) return;
+    const name = start[1]!.toLowerCase();
+    from = start.index + 1;
+    if (unclosed.has(name)) continue;
+    const gt = text.indexOf('>', start.index + start[0].length);
+    // No `>` after this opening, nor after any later one.
+    if (gt < 0) return;
+    const end = new RegExp(`</${name}>`, 'gi');
+    end.lastIndex = gt + 1;
+    const close = end.exec(text);
+    if (close === null) {
+      unclosed.add(name);
+      continue;
+    }
+    yield text.slice(gt + 1, close.index);
+    from = close.index + close[0].length;
+  }
+}

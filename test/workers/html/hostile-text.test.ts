@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { normalizeUrl } from '../../../common/url-normalizer.js';
 import { findCaptcha } from '../../../workers/fetching/captcha-detector.js';
 import { detectChallenge } from '../../../workers/fetching/challenge-detector.js';
-import { hasTag, replaceTags } from '../../../workers/html/tags-in-text.js';
+import { elementContents, hasTag, replaceTags } from '../../../workers/html/tags-in-text.js';
 import { limitNesting } from '../../../workers/pipeline/nesting-guard.js';
 import { cleanText } from '../../../workers/pipeline/structured/json-like-values.js';
 import { toIsoDuration } from '../../../workers/pipeline/structured/date-normalization.js';
@@ -66,6 +66,27 @@ describe('patterns on hostile text', function () {
     expect(hasTag('plain <strong>bold</strong>', /<strong\b/i)).to.equal(true);
     expect(cleanText(`Fresh ${run('<b ')}`)).to.match(/^Fresh /);
     expect(cleanText('<p>Fresh &amp; <b>local</b></p>')).to.equal('Fresh & local');
+  });
+
+  it('reads the contents of list items as the pattern that defines them does, and in linear time on unclosed ones', () => {
+    const pattern = (text: string, names: string[]) => [...text.matchAll(new RegExp(`<(${names.join('|')})[^>]*>([\\s\\S]*?)<\\/\\1>`, 'gi'))].map((m) => m[2]);
+    const pieces = ['<li>', '</li>', '<p>', '</p>', '<LI class="x">', '</LI>', '<pre>', '</p >', 'a', '>', '<', ' '];
+    // A fixed sequence of pseudo-random strings (a linear congruential generator), so a failure is reproducible.
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % pieces.length;
+    for (let i = 0; i < 5_000; i++) {
+      const text = Array.from({ length: 1 + (i % 14) }, () => pieces[next()]).join('');
+      for (const names of [['li'], ['li', 'p']]) expect([...elementContents(text, names)], `${JSON.stringify(text)} ${names}`).to.deep.equal(pattern(text, names));
+    }
+    expect([...elementContents(`<li>one</li>${run('<li>')}`, ['li'])]).to.deep.equal(['one']);
+    expect([...elementContents(`${run('<p>x')}<li>two</li>`, ['li', 'p'])]).to.deep.equal(['two']);
+  });
+
+  it('reads an ATX heading whose text ends in a long run of blanks', () => {
+    const heading = parseMarkdownBlocks(`# Tides${run(' ')}x\n`)[0]!;
+    expect(heading).to.deep.include({ kind: 'heading', level: 1 });
+    expect(parseMarkdownBlocks(`## Tides${run(' ')}\n`)[0]).to.deep.include({ kind: 'heading', level: 2, text: 'Tides' });
+    expect(parseMarkdownBlocks('### Tides and times ###  \n')[0]).to.deep.include({ kind: 'heading', level: 3, text: 'Tides and times' });
   });
 
   it('parses numbers and durations out of long runs of digits and marks', () => {

@@ -1,4 +1,5 @@
 import { isJsonObject, numberValue, textValue, textValues } from '../json-like-values.js';
+import { elementContents } from '../../../html/tags-in-text.js';
 import { textOf } from '../node-text.js';
 import { currencyCode, parseDecimal } from '../price-parsing.js';
 import type { JsonValue } from '../structured-data-model.js';
@@ -75,8 +76,8 @@ export function toRequirementList(raw: JsonValue): string[] | null {
   const items = Array.isArray(raw) ? raw : [raw];
   for (const item of items) {
     if (typeof item === 'string' && /<li[\s>]/i.test(item)) {
-      for (const m of item.matchAll(/<li[^>]*>([\s\S]*?)<\/li>/gi)) {
-        const t = textValue(m[1]!);
+      for (const content of elementContents(item, ['li'])) {
+        const t = textValue(content);
         if (t) out.push(t);
       }
       continue;

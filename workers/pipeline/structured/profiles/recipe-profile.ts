@@ -1,5 +1,6 @@
 import { toIsoDuration } from '../date-normalization.js';
 import { isJsonObject, textValue, textValues } from '../json-like-values.js';
+import { elementContents } from '../../../html/tags-in-text.js';
 import { textOf } from '../node-text.js';
 import type { JsonObject, JsonValue } from '../structured-data-model.js';
 import { firstResolved, fromElement, fromEntities, fromHeuristic, type Resolved } from './field-resolution.js';
@@ -14,8 +15,8 @@ export function toInstructionList(raw: JsonValue): string[] | null {
     if (Array.isArray(v)) v.forEach(visit);
     else if (typeof v === 'string') {
       if (/<(li|p)[\s>]/i.test(v)) {
-        for (const m of v.matchAll(/<(li|p)[^>]*>([\s\S]*?)<\/\1>/gi)) {
-          const t = textValue(m[2]!);
+        for (const content of elementContents(v, ['li', 'p'])) {
+          const t = textValue(content);
           if (t) out.push(t);
         }
       } else {
