@@ -6,7 +6,8 @@ import { elementContents, hasTag, replaceTags } from '../../../workers/html/tags
 import { limitNesting } from '../../../workers/pipeline/nesting-guard.js';
 import { cleanText } from '../../../workers/pipeline/structured/json-like-values.js';
 import { toIsoDuration } from '../../../workers/pipeline/structured/date-normalization.js';
-import { parseDecimal } from '../../../workers/pipeline/structured/price-parsing.js';
+import { findPrices, parseDecimal } from '../../../workers/pipeline/structured/price-parsing.js';
+import { CONTENT, classifyAttributes } from '../../../workers/pipeline/content/boilerplate-patterns.js';
 import { parseMarkdownBlocks } from '../../../workers/pipeline/structured/rag/markdown-blocks.js';
 
 /**
@@ -96,6 +97,26 @@ describe('patterns on hostile text', function () {
     expect(toIsoDuration(`${run('1')} h`)).to.equal(null);
     expect(toIsoDuration(`${run('1 ', 4096)}x`)).to.equal(null);
     expect(toIsoDuration('1 h 30 min')).to.equal('PT1H30M');
+  });
+
+  it('finds prices beside long runs of digits and of groups of thousands', () => {
+    expect(findPrices(`${run('1')}x`)).to.deep.equal([]);
+    expect(findPrices(run(' 111')).length).to.equal(0);
+    const prices = findPrices(`Was ${run(',111', 4096)} now $1,299.99`);
+    expect(prices.at(-1)).to.deep.include({ amount: 1299.99, currency: 'USD' });
+  });
+
+  it('reads the words of a very long class name by its last one', () => {
+    expect(classifyAttributes({ class: run('share_article_') }) & CONTENT).to.equal(0);
+    expect(classifyAttributes({ class: `${run('x-y ', 4096)}entry-content` }) & CONTENT).to.equal(CONTENT);
+    expect(classifyAttributes({ class: 'entry-content' }) & CONTENT).to.equal(CONTENT);
+    expect(classifyAttributes({ class: 'content-rating' }) & CONTENT).to.equal(0);
+  });
+
+  it('reads headings and fences cut by a line separator after a long run', () => {
+    expect(parseMarkdownBlocks(`#${run(' ')}\u2028x\n`).some((b) => b.kind === 'heading')).to.equal(false);
+    expect(parseMarkdownBlocks(`${run('`')}\u2028x\n`).some((b) => b.kind === 'code')).to.equal(false);
+    expect(parseMarkdownBlocks('```ts\nconst a = 1;\n```\n')[0]).to.deep.include({ kind: 'code' });
   });
 
   it('reads a Markdown table delimiter line of blanks', () => {

@@ -66,7 +66,10 @@ export interface ParsedPrice {
 
 const SYMBOL_PATTERN = SYMBOLS.map(([s]) => s.replace(/[$.]/g, (c) => `\\${c}`)).join('|');
 const CODE_PATTERN = [...CODES].join('|');
-const AMOUNT = String.raw`\d{1,3}(?:[.,'’\s\u00a0\u202f]\d{3})*(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d)`;
+// An amount starts where a run of digits does, or at its last one to three digits (where a group of thousands may end
+// it); and it holds at most six groups of thousands (10^21). Tried from every digit of a long run, or along a long
+// chain of groups from each of them, the pattern read the rest of the run each time: 90 s on one hostile page.
+const AMOUNT = String.raw`(?:(?<!\d)|(?=\d{1,3}(?!\d)))(?:\d{1,3}(?:[.,'’\s\u00a0\u202f]\d{3}){0,6}(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d{1,2})?(?!\d))`;
 const PRICE_RE = new RegExp(
   String.raw`(?:(?<pre>${SYMBOL_PATTERN}|\b(?:${CODE_PATTERN})\b)\s?(?<a1>${AMOUNT}))|(?:(?<a2>${AMOUNT})\s?(?<post>${SYMBOL_PATTERN}|\b(?:${CODE_PATTERN})\b))`,
   'g',

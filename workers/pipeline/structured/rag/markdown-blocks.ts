@@ -36,10 +36,12 @@ function splitLines(source: string): Line[] {
   return lines;
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+// The fence's run is taken whole (a lookahead is atomic): given back a character at a time, a long run was read again
+// from each length when the line did not match.
+const FENCE = /^ {0,3}(?=(`{3,}|~{3,}))\1(.*)$/;
 // The heading's text does not end in a blank: the closing run is tried only where the text's last blank run begins,
 // not from each blank of a long run (which read the run to its end from every blank).
-const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?<![ \t])(?:[ \t]+#+)?[ \t]*$/;
+const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(?![ \t])(.*?))?(?<![ \t])(?:[ \t]+#+)?[ \t]*$/;
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
 const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const LIST_ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])([ \t]+|$)/;

@@ -19,7 +19,11 @@ const AS_TEXT = { disallowedSpecial: new Set<string>() };
  */
 export const MAX_RUN_CHARS = 256;
 
-const LONG_RUN = new RegExp(`\\p{L}{${MAX_RUN_CHARS + 1},}|[^\\s\\p{L}\\p{N}]{${MAX_RUN_CHARS + 1},}|\\s{${MAX_RUN_CHARS + 1},}`, 'gu');
+// Each kind of run is tried where such a run begins, not at each of its characters (which read up to 257 each time).
+const LONG_RUN = new RegExp(
+  `(?<!\\p{L})\\p{L}{${MAX_RUN_CHARS + 1},}|(?<![^\\s\\p{L}\\p{N}])[^\\s\\p{L}\\p{N}]{${MAX_RUN_CHARS + 1},}|(?<!\\s)\\s{${MAX_RUN_CHARS + 1},}`,
+  'gu',
+);
 
 function encodeBounded(text: string): number[] {
   if (text.length <= MAX_RUN_CHARS) return encode(text, AS_TEXT);
