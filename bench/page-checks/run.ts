@@ -10,12 +10,11 @@
  *   npm run bench:page-checks [-- --rounds 3 --limit 200]
  */
 import { parseArgs } from 'node:util';
-import { decodeTextPieces } from '../../workers/fetching/charset.js';
 import { isJavaScriptShell } from '../../workers/fetching/js-shell-detector.js';
 import { parsePage } from '../../workers/fetching/page-tree.js';
-import { PAGE_HEAD_BYTES } from '../../workers/fetching/leased-fetch-work.js';
+import { decodePageHead } from '../../workers/fetching/leased-fetch-work.js';
 import { detectWall, mayBeWall, WALL_SCAN_CHARS } from '../../workers/fetching/page-walls.js';
-import { textWithin, type DocumentText } from '../../workers/html/document-text.js';
+import { textWithin } from '../../workers/html/document-text.js';
 import { loadCases, loadPage } from '../extraction-quality/evaluation-set.js';
 
 const { values } = parseArgs({
@@ -28,7 +27,7 @@ const rounds = Number(values.rounds);
 
 const pages = loadCases()
   .slice(0, values.limit ? Number(values.limit) : undefined)
-  .map((c) => ({ url: c.url, head: decodeTextPieces(Buffer.from(loadPage(c)).subarray(0, PAGE_HEAD_BYTES), 'utf-8') as DocumentText }));
+  .map((c) => ({ url: c.url, head: decodePageHead(Buffer.from(loadPage(c)), 'utf-8') }));
 
 const checks = (page: (typeof pages)[number]) => {
   const shell = isJavaScriptShell(page.head);

@@ -60,11 +60,16 @@ export interface FetchWorkDeps {
 }
 
 /** Bytes of an HTML page's start decoded for the checks made on every page (walls, shells). */
-export const PAGE_HEAD_BYTES = Math.max(SHELL_SCAN_BYTES, WALL_SCAN_CHARS);
+const PAGE_HEAD_BYTES = Math.max(SHELL_SCAN_BYTES, WALL_SCAN_CHARS);
 
-/** The start of an HTML page, decoded once for its checks (in pieces: see document-text.ts); null for other content. */
+/** The start of an HTML page's body, decoded once for its checks (in pieces: see document-text.ts). */
+export function decodePageHead(body: Uint8Array, charset: string): DocumentText {
+  return decodeTextPieces(body.subarray(0, PAGE_HEAD_BYTES), charset);
+}
+
+/** The start of an HTML page for its checks; null for other content. */
 function pageHead(page: FetchedPage): DocumentText | null {
-  return page.contentType === 'text/html' ? decodeTextPieces(page.body.subarray(0, PAGE_HEAD_BYTES), page.charset) : null;
+  return page.contentType === 'text/html' ? decodePageHead(page.body, page.charset) : null;
 }
 
 /** What a successful fetch is besides a page, for the control plane to act on (AttemptReport.classification). */

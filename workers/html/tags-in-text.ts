@@ -33,6 +33,7 @@ export function hasTag(text: string, opening: RegExp): boolean {
 export function* elementContents(text: string, names: readonly string[]): Generator<string> {
   const open = new RegExp(`<(${names.join('|')})`, 'gi');
   const unclosed = new Set<string>();
+  const ends = new Map<string, RegExp>();
   let from = 0;
   while (unclosed.size < names.length) {
     open.lastIndex = from;
@@ -44,7 +45,8 @@ export function* elementContents(text: string, names: readonly string[]): Genera
     const gt = text.indexOf('>', start.index + start[0].length);
     // No `>` after this opening, nor after any later one.
     if (gt < 0) return;
-    const end = new RegExp(`</${name}>`, 'gi');
+    let end = ends.get(name);
+    if (end === undefined) ends.set(name, (end = new RegExp(`</${name}>`, 'gi')));
     end.lastIndex = gt + 1;
     const close = end.exec(text);
     if (close === null) {
