@@ -4,6 +4,7 @@ import { createPgPool } from '../../common/connections.js';
 import { createLogger } from '../../common/logger.js';
 import { migrateDatabase } from '../../control-plane/migrate.js';
 import { devMasterKey, ensureDevApiKey } from './dev-account.js';
+import { listenPortsMessage, stackListenPorts } from './listen-ports.js';
 import { ROLES, ROOT, waitForHttp, type Role } from './processes.js';
 import { superviseRoles } from './supervisor.js';
 
@@ -15,6 +16,12 @@ const env: NodeJS.ProcessEnv = {
 };
 const config = loadConfig(env);
 const log = createLogger('stack', config.logLevel);
+
+const cannotListen = await listenPortsMessage(stackListenPorts(config));
+if (cannotListen) {
+  process.stderr.write(`${cannotListen}\n`);
+  process.exit(1);
+}
 
 await migrateDatabase(config.databaseUrl, log);
 const pool = createPgPool(config, 2);
