@@ -9,6 +9,41 @@ export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-backgr
  */
 const POOL_ARGS = ['--webrtc-ip-handling-policy=disable_non_proxied_udp'];
 
+/**
+ * The features playwright-core turns off in every Chromium it launches (its `--disable-features`, as of the
+ * version in package-lock.json). Chromium keeps only the last `--disable-features` on its command line, so a
+ * feature of our own is turned off by replacing Playwright's switch with one that lists both. A test launches
+ * Chromium through Playwright and fails when its switch no longer reads this.
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * What the browser pool turns off besides: the spare renderer, a renderer process Chromium starts ahead of the
+ * next navigation. With the request filter's DevTools `Fetch` enabled on a tab, a navigation passes the spare
+ * by (its network access was set up without the filter) and the spare is started again for nothing: 4.5-4.8
+ * renderer processes a page instead of 2, and 5-10 % more of the machine's CPU a page (docs/benchmarks.md).
+ */
+export const POOL_DISABLED_FEATURES = ['SpareRendererForSitePerProcess'];
+
+const featureSwitch = (features: readonly string[]) => `--disable-features=${features.join(',')}`;
+
 export interface SharedBrowser {
   /** The process's browser, launched on first use and again after it died. */
   get(): Promise<Browser>;
@@ -24,12 +59,19 @@ export interface SharedBrowser {
 export function createSharedBrowser(opts: { executablePath: string; proxyUrl: string; extraArgs?: readonly string[] }): SharedBrowser {
   let launching: Promise<Browser> | null = null;
   const launch = () =>
-    chromium.launch({ executablePath: opts.executablePath, args: [...CHROMIUM_ARGS, ...POOL_ARGS, ...(opts.extraArgs ?? [])], proxy: { server: opts.proxyUrl } }).then((browser) => {
-      browser.on('disconnected', () => {
-        launching = null;
+    chromium
+      .launch({
+        executablePath: opts.executablePath,
+        ignoreDefaultArgs: [featureSwitch(PLAYWRIGHT_DISABLED_FEATURES)],
+        args: [...CHROMIUM_ARGS, ...POOL_ARGS, featureSwitch([...PLAYWRIGHT_DISABLED_FEATURES, ...POOL_DISABLED_FEATURES]), ...(opts.extraArgs ?? [])],
+        proxy: { server: opts.proxyUrl },
+      })
+      .then((browser) => {
+        browser.on('disconnected', () => {
+          launching = null;
+        });
+        return browser;
       });
-      return browser;
-    });
   return {
     get() {
       launching ??= launch().catch((err: unknown) => {
