@@ -36,9 +36,9 @@ export const PLAYWRIGHT_DISABLED_FEATURES = [
 
 /**
  * What the browser pool turns off besides: the spare renderer, a renderer process Chromium starts ahead of the
- * next navigation. With the request filter's DevTools `Fetch` enabled on a tab, a navigation passes the spare
- * by (its network access was set up without the filter) and the spare is started again for nothing: 4.5-4.8
- * renderer processes a page instead of 2, and 5-10 % more of the machine's CPU a page (docs/benchmarks.md).
+ * next navigation. With the request filter's DevTools `Fetch` enabled on each tab, Chromium started 4.5-4.8
+ * renderer processes a page with the spare (4.1-4.3 without the filter) and 2.0 without it, and a page cost
+ * about 7 % less of Chromium's CPU without it (docs/benchmarks.md).
  */
 export const POOL_DISABLED_FEATURES = ['SpareRendererForSitePerProcess'];
 
