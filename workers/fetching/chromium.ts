@@ -35,14 +35,25 @@ export const PLAYWRIGHT_DISABLED_FEATURES = [
 ];
 
 /**
- * What the browser pool turns off besides: the spare renderer, a renderer process Chromium starts ahead of the
- * next navigation. With the request filter's DevTools `Fetch` enabled on each tab, Chromium started 4.5-4.8
- * renderer processes a page with the spare (4.1-4.3 without the filter) and 2.0 without it, and a page cost
- * about 7 % less of Chromium's CPU without it (docs/benchmarks.md).
+ * What the browser pool turns off besides, two kinds of renderer process that a headless task never uses
+ * (docs/benchmarks.md):
+ * - `WebUIOmniboxPopup`, `WebUIOmniboxAimPopup`: the address bar's popup, a WebUI page (with its own renderer)
+ *   that Chromium makes ahead of time for every new window, so for every context. Without them a page in a
+ *   fresh context starts one renderer instead of two, and costs Chromium about half the CPU.
+ * - `SpareRendererForSitePerProcess`: a renderer started ahead of the next navigation. With the request
+ *   filter's DevTools `Fetch` on each tab, Chromium started about half a renderer more a page with it.
  */
-export const POOL_DISABLED_FEATURES = ['SpareRendererForSitePerProcess'];
+export const POOL_DISABLED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'SpareRendererForSitePerProcess'];
 
 const featureSwitch = (features: readonly string[]) => `--disable-features=${features.join(',')}`;
+
+/** Launch options that turn off Playwright's features and the pool's own, in the one switch Chromium reads. */
+export function poolFeatureOptions(): { ignoreDefaultArgs: string[]; args: string[] } {
+  return {
+    ignoreDefaultArgs: [featureSwitch(PLAYWRIGHT_DISABLED_FEATURES)],
+    args: [featureSwitch([...PLAYWRIGHT_DISABLED_FEATURES, ...POOL_DISABLED_FEATURES])],
+  };
+}
 
 export interface SharedBrowser {
   /** The process's browser, launched on first use and again after it died. */
@@ -58,12 +69,13 @@ export interface SharedBrowser {
  */
 export function createSharedBrowser(opts: { executablePath: string; proxyUrl: string; extraArgs?: readonly string[] }): SharedBrowser {
   let launching: Promise<Browser> | null = null;
+  const features = poolFeatureOptions();
   const launch = () =>
     chromium
       .launch({
         executablePath: opts.executablePath,
-        ignoreDefaultArgs: [featureSwitch(PLAYWRIGHT_DISABLED_FEATURES)],
-        args: [...CHROMIUM_ARGS, ...POOL_ARGS, featureSwitch([...PLAYWRIGHT_DISABLED_FEATURES, ...POOL_DISABLED_FEATURES]), ...(opts.extraArgs ?? [])],
+        ignoreDefaultArgs: features.ignoreDefaultArgs,
+        args: [...CHROMIUM_ARGS, ...POOL_ARGS, ...features.args, ...(opts.extraArgs ?? [])],
         proxy: { server: opts.proxyUrl },
       })
       .then((browser) => {

@@ -8,6 +8,7 @@ import {
   createSharedBrowser,
   PLAYWRIGHT_DISABLED_FEATURES,
   POOL_DISABLED_FEATURES,
+  poolFeatureOptions,
   type SharedBrowser,
 } from '../../../workers/fetching/chromium.js';
 import { installRequestFilter } from '../../../workers/fetching/request-filter.js';
@@ -107,11 +108,13 @@ describe("the browser pool's Chromium", function () {
     expect(switches).to.deep.equal([`--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...POOL_DISABLED_FEATURES].join(',')}`]);
   });
 
-  it('keeps no spare renderer beside a filtered tab, where a plain Playwright Chromium does', async () => {
+  it('keeps no spare renderer beside a filtered tab, where a Chromium with only the spare renderer left on does', async () => {
     const server = http.createServer((_req, res) => res.end('<p>page</p>'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
-    const plain = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    const { ignoreDefaultArgs } = poolFeatureOptions();
+    const others = [...PLAYWRIGHT_DISABLED_FEATURES, ...POOL_DISABLED_FEATURES.filter((f) => f !== 'SpareRendererForSitePerProcess')];
+    const plain = await chromium.launch({ executablePath, ignoreDefaultArgs, args: [...CHROMIUM_ARGS, `--disable-features=${others.join(',')}`] });
     try {
       const loaded = async (b: Browser) => {
         const context = await b.newContext();
@@ -125,11 +128,31 @@ describe("the browser pool's Chromium", function () {
       };
       const [pool, reference] = [await loaded(await browser.get()), await loaded(plain)];
       expect(pool).to.be.at.least(1);
-      expect(pool, 'the plain browser runs a spare renderer besides the tab').to.be.below(reference);
+      expect(pool, 'the other browser runs a spare renderer besides the tab').to.be.below(reference);
     } finally {
       await plain.close();
       server.close();
     }
+  });
+
+  it("makes no address-bar popup page for a new context, where a plain Playwright Chromium makes one", async () => {
+    const popups = async (b: Browser) => {
+      const context = await b.newContext();
+      await context.newPage();
+      await new Promise((r) => setTimeout(r, 500));
+      const session = await b.newBrowserCDPSession();
+      const { targetInfos } = await session.send('Target.getTargets');
+      await session.detach();
+      await context.close();
+      return targetInfos.filter((t) => t.url.startsWith('chrome://omnibox-popup')).length;
+    };
+    const plain = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    try {
+      expect(await popups(plain), "a plain Chromium's popup, which the pool turns off").to.be.at.least(1);
+    } finally {
+      await plain.close();
+    }
+    expect(await popups(await browser.get())).to.equal(0);
   });
 
   it('launches again after Chromium dies', async () => {
