@@ -47,11 +47,14 @@ export const POOL_DISABLED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopu
 
 const featureSwitch = (features: readonly string[]) => `--disable-features=${features.join(',')}`;
 
-/** Launch options that turn off Playwright's features and the pool's own, in the one switch Chromium reads. */
-export function poolFeatureOptions(): { ignoreDefaultArgs: string[]; args: string[] } {
+/**
+ * Launch options that turn off Playwright's features and `features` (the pool's own unless given), in the one
+ * switch Chromium reads.
+ */
+export function poolFeatureOptions(features: readonly string[] = POOL_DISABLED_FEATURES): { ignoreDefaultArgs: string[]; args: string[] } {
   return {
     ignoreDefaultArgs: [featureSwitch(PLAYWRIGHT_DISABLED_FEATURES)],
-    args: [featureSwitch([...PLAYWRIGHT_DISABLED_FEATURES, ...POOL_DISABLED_FEATURES])],
+    args: [featureSwitch([...PLAYWRIGHT_DISABLED_FEATURES, ...features])],
   };
 }
 

@@ -112,9 +112,8 @@ describe("the browser pool's Chromium", function () {
     const server = http.createServer((_req, res) => res.end('<p>page</p>'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
-    const { ignoreDefaultArgs } = poolFeatureOptions();
-    const others = [...PLAYWRIGHT_DISABLED_FEATURES, ...POOL_DISABLED_FEATURES.filter((f) => f !== 'SpareRendererForSitePerProcess')];
-    const plain = await chromium.launch({ executablePath, ignoreDefaultArgs, args: [...CHROMIUM_ARGS, `--disable-features=${others.join(',')}`] });
+    const others = poolFeatureOptions(POOL_DISABLED_FEATURES.filter((f) => f !== 'SpareRendererForSitePerProcess'));
+    const plain = await chromium.launch({ executablePath, ignoreDefaultArgs: others.ignoreDefaultArgs, args: [...CHROMIUM_ARGS, ...others.args] });
     try {
       const loaded = async (b: Browser) => {
         const context = await b.newContext();
