@@ -1,5 +1,5 @@
 import { load, type CheerioAPI } from 'cheerio';
-import { DomHandler, hasChildren, isTag, isText, type AnyNode } from 'domhandler';
+import { DomHandler, hasChildren, isTag, isText, type AnyNode, type Element } from 'domhandler';
 import { Parser } from 'htmlparser2';
 import type { DocumentText } from '../html/document-text.js';
 import { INVISIBLE } from './visible-text.js';
@@ -24,12 +24,26 @@ export function parsePage(html: DocumentText): CheerioAPI {
 }
 
 /**
+ * The first element of a name in document order, the walk stopped there (a
+ * selector query would match every element of the page against it).
+ */
+export function firstElement(root: AnyNode, name: string): Element | undefined {
+  const stack: AnyNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (isTag(node) && node.name === name) return node;
+    if (hasChildren(node)) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  return undefined;
+}
+
+/**
  * The text a reader sees on the page, spaces collapsed: the body's (the
  * whole page's when it has no body element), without scripts, styles,
  * templates, SVG or the head. Read in place, without copying the tree.
  */
 export function visibleText($: CheerioAPI): string {
-  const body = $('body').get(0);
+  const body = firstElement($.root().get(0)!, 'body');
   const roots: AnyNode[] = body ? [body] : $.root().get();
   const pieces: string[] = [];
   const stack: AnyNode[] = [...roots].reverse();

@@ -1,4 +1,5 @@
 import type { CheerioAPI } from 'cheerio';
+import { hasChildren, isTag, type AnyNode, type Element } from 'domhandler';
 import { textMatches, type DocumentText } from '../html/document-text.js';
 
 /**
@@ -42,7 +43,49 @@ export const PAYWALL_MARKS = new RegExp(
   ['isAccessibleForFree[^<]{0,60}false', 'false[^<]{0,60}isAccessibleForFree', WALL_CONTAINER_MARKUP.source].join('|'),
   'i',
 );
-const WALL_CONTAINERS = [...WALL_NAMES.flatMap((name) => [`[class*="${name}" i]`, `[id*="${name}" i]`]), '[data-paywall]'].join(', ');
+
+/** An element the markup names a wall container: its class or id holds a wall's name, or it carries data-paywall. */
+function isWallContainer(el: Element): boolean {
+  const { attribs } = el;
+  if ('data-paywall' in attribs) return true;
+  const cls = attribs['class']?.toLowerCase();
+  const id = attribs['id']?.toLowerCase();
+  return WALL_NAMES.some((name) => (cls !== undefined && cls.includes(name)) || (id !== undefined && id.includes(name)));
+}
+
+/** The elements the paywall check reads, each in document order. */
+export interface WallMarkup {
+  /** Wall containers (isWallContainer); empty when not looked for. */
+  containers: Element[];
+  /** Scripts of type application/ld+json. */
+  jsonLd: Element[];
+  /** Elements with itemprop="isAccessibleForFree". */
+  notFreeMarks: Element[];
+}
+
+/**
+ * Every element the paywall check reads, found in one walk of the tree. The
+ * three selector queries it stands for (the containers', the JSON-LD
+ * scripts', the microdata mark's) each matched every element of the page, and
+ * together were most of the check's time on a page marked not free. The
+ * matching is the selectors' in HTML: names lowercase, the script's type
+ * compared without case, the containers' names found anywhere in the class
+ * or id without case, itemprop compared exactly.
+ */
+export function findWallMarkup(root: AnyNode, withContainers: boolean): WallMarkup {
+  const found: WallMarkup = { containers: [], jsonLd: [], notFreeMarks: [] };
+  const stack: AnyNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (isTag(node)) {
+      if (withContainers && isWallContainer(node)) found.containers.push(node);
+      if (node.name === 'script' && node.attribs['type']?.toLowerCase() === 'application/ld+json') found.jsonLd.push(node);
+      if (node.attribs['itemprop'] === 'isAccessibleForFree') found.notFreeMarks.push(node);
+    }
+    if (hasChildren(node)) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  return found;
+}
 
 /** Calls to subscribe in order to read on: what a wall says, and what an article about subscriptions does not. */
 const WALL_PHRASES = [
@@ -72,12 +115,12 @@ export function paywallEvidence($: CheerioAPI, visibleText: string, markup: Docu
   const phrase = WALL_PHRASES.some((p) => p.test(visibleText));
   // Matching every element against the containers' selectors is the check's dearest step; a page whose markup
   // shows no container has none.
-  const containers = textMatches(WALL_CONTAINER_MARKUP, markup) ? $(WALL_CONTAINERS) : null;
-  const walled = !!containers && containers.length > 0;
-  const phraseInWall = walled && WALL_PHRASES.some((p) => p.test(containers.text()));
+  const found = findWallMarkup($.root().get(0)!, textMatches(WALL_CONTAINER_MARKUP, markup));
+  const walled = found.containers.length > 0;
+  const phraseInWall = walled && WALL_PHRASES.some((p) => p.test($(found.containers).text()));
 
-  const jsonLd = $('script[type="application/ld+json"]').text();
-  const microdataNotFree = $('[itemprop="isAccessibleForFree"]').filter((_, el) => /^false$/i.test(($(el).attr('content') ?? $(el).text()).trim())).length > 0;
+  const jsonLd = $(found.jsonLd).text();
+  const microdataNotFree = found.notFreeMarks.some((el) => /^false$/i.test(($(el).attr('content') ?? $(el).text()).trim()));
   if (NOT_FREE.test(jsonLd) || microdataNotFree) {
     // The page names the part a subscription unlocks: it is walled when that part did not come.
     const section = PAYWALLED_SELECTOR.exec(jsonLd)?.[1];
