@@ -1,4 +1,4 @@
-import { create, fromBinary, type UnknownField } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary, type UnknownField } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { Redis } from 'ioredis';
 import { TrawlError } from '../../common/errors.js';
@@ -152,4 +152,32 @@ export function jobView(loaded: LoadedJob, opts: { binary: boolean }): Job {
   });
   if (passThrough) job.$unknown = [storedResultField(loaded.storedResult!)];
   return job;
+}
+
+/** The wire form of an ended job's record as Job, without its result: the record never changes, nor does its form. */
+const endedViews = new WeakMap<JobRecord, Uint8Array>();
+
+/**
+ * The job as a message field in wire form (field `no` of the answer), for
+ * an answer in binary: an ended job's record is encoded once and kept beside
+ * it (a job polled again and again is encoded once), its result appended as
+ * stored. Fields may stand in any order on the wire; a decoder reads the
+ * same Job as jobView's.
+ */
+export function jobViewField(loaded: LoadedJob, no: number): UnknownField {
+  const record = loaded.record;
+  const ended = ENDED.has(record.status);
+  let view = ended ? endedViews.get(record) : undefined;
+  if (!view) {
+    view = toBinary(JobSchema, jobView({ ...loaded, storedResult: undefined }, { binary: true }));
+    if (ended) endedViews.set(record, view);
+  }
+  const writer = new BinaryWriter();
+  if (loaded.storedResult) {
+    const result = new BinaryWriter().tag(JobSchema.field.result!.number, WireType.LengthDelimited).bytes(loaded.storedResult).finish();
+    writer.uint32(view.length + result.length).raw(view).raw(result);
+  } else {
+    writer.bytes(view);
+  }
+  return { no, wireType: WireType.LengthDelimited, data: writer.finish() };
 }

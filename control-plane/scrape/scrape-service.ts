@@ -18,7 +18,7 @@ import type { GuardOptions } from '../../common/ssrf-guard.js';
 import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
 import { admitWithInput, dispatchAndWait, endedJob } from '../scheduler/job-run.js';
 import { insertCachedJob, type Db } from '../jobs/job-store.js';
-import { jobView, type JobLoader } from '../jobs/job-view.js';
+import { jobView, jobViewField, type JobLoader } from '../jobs/job-view.js';
 import type { DispatchEntitlement } from '../limits/dispatch-entitlement.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
 import { estimateTiers, firstAttemptPrice, planTiers } from '../scheduler/tier-plan.js';
@@ -124,7 +124,11 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
     async getJob(req, ctx) {
       const loaded = await deps.jobs.load(req.jobId, callerOf(ctx).accountId);
       if (!loaded) throw new TrawlError('NOT_FOUND', `No job ${req.jobId}`);
-      return create(GetJobResponseSchema, { job: jobView(loaded, { binary: answersInBinary(ctx) }) });
+      if (!answersInBinary(ctx)) return create(GetJobResponseSchema, { job: jobView(loaded, { binary: false }) });
+      // In binary the job travels in wire form, an ended job's encoded once (jobViewField).
+      const answer = create(GetJobResponseSchema);
+      answer.$unknown = [jobViewField(loaded, GetJobResponseSchema.field.job!.number)];
+      return answer;
     },
   };
 }
