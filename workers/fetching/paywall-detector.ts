@@ -15,7 +15,7 @@ import { textMatches, type DocumentText } from '../html/document-text.js';
 export const PAYWALL_TEASER_CHARS = 1_500;
 
 /** Names (in a class or id) of the elements sites and paywall vendors wrap the wall in. */
-const WALL_NAMES = ['paywall', 'regwall', 'subscription-wall', 'subscriber-only', 'premium-wall', 'meter-wall', 'tp-modal', 'tp-container'];
+export const WALL_NAMES = ['paywall', 'regwall', 'subscription-wall', 'subscriber-only', 'premium-wall', 'meter-wall', 'tp-modal', 'tp-container'];
 /**
  * An element whose class or id names a wall container, or that carries
  * data-paywall, in the markup: an attribute's value, quoted or not, up to the
@@ -113,8 +113,7 @@ function textUnder($: CheerioAPI, selector: string): number | null {
 export function paywallEvidence($: CheerioAPI, visibleText: string, markup: DocumentText): string | null {
   const thin = visibleText.length < PAYWALL_TEASER_CHARS;
   const phrase = WALL_PHRASES.some((p) => p.test(visibleText));
-  // Matching every element against the containers' selectors is the check's dearest step; a page whose markup
-  // shows no container has none.
+  // A page whose markup shows no wall container has none: its elements are not tested for one.
   const found = findWallMarkup($.root().get(0)!, textMatches(WALL_CONTAINER_MARKUP, markup));
   const walled = found.containers.length > 0;
   const phraseInWall = walled && WALL_PHRASES.some((p) => p.test($(found.containers).text()));

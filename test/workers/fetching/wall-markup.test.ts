@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { CheerioAPI } from 'cheerio';
-import { findWallMarkup } from '../../../workers/fetching/paywall-detector.js';
+import { findWallMarkup, WALL_NAMES } from '../../../workers/fetching/paywall-detector.js';
 import { firstElement, parsePage } from '../../../workers/fetching/page-tree.js';
 import { WALL_SCAN_CHARS } from '../../../workers/fetching/page-walls.js';
 import { extractionPageFiles, readExtractionPage } from '../../fixtures/extraction-pages.js';
@@ -10,8 +10,7 @@ import { extractionPageFiles, readExtractionPage } from '../../fixtures/extracti
  * three selector queries, and the body without a query: each must match
  * exactly what the selectors it replaced match, in the same order.
  */
-const NAMES = ['paywall', 'regwall', 'subscription-wall', 'subscriber-only', 'premium-wall', 'meter-wall', 'tp-modal', 'tp-container'];
-const CONTAINERS = [...NAMES.flatMap((n) => [`[class*="${n}" i]`, `[id*="${n}" i]`]), '[data-paywall]'].join(', ');
+const CONTAINERS = [...WALL_NAMES.flatMap((n) => [`[class*="${n}" i]`, `[id*="${n}" i]`]), '[data-paywall]'].join(', ');
 
 function expectSameAsSelectors($: CheerioAPI, what: string): void {
   const walk = findWallMarkup($.root().get(0)!, true);
