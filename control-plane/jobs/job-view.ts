@@ -174,7 +174,8 @@ export function jobViewField(loaded: LoadedJob, no: number): UnknownField {
   }
   const writer = new BinaryWriter();
   if (loaded.storedResult) {
-    const result = new BinaryWriter().tag(JobSchema.field.result!.number, WireType.LengthDelimited).bytes(loaded.storedResult).finish();
+    const field = storedResultField(loaded.storedResult);
+    const result = new BinaryWriter().tag(field.no, field.wireType).raw(field.data).finish();
     writer.uint32(view.length + result.length).raw(view).raw(result);
   } else {
     writer.bytes(view);

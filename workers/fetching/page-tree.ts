@@ -24,17 +24,28 @@ export function parsePage(html: DocumentText): CheerioAPI {
 }
 
 /**
- * The first element of a name in document order, the walk stopped there (a
- * selector query would match every element of the page against it).
+ * Visits the elements under `root` in document order, without a selector
+ * (a query matches every element of the page against it); the walk stops
+ * when `visit` returns true.
  */
-export function firstElement(root: AnyNode, name: string): Element | undefined {
+export function walkElements(root: AnyNode, visit: (el: Element) => boolean | void): void {
   const stack: AnyNode[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    if (isTag(node) && node.name === name) return node;
+    if (isTag(node) && visit(node) === true) return;
     if (hasChildren(node)) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
   }
-  return undefined;
+}
+
+/** The first element of a name in document order, the walk stopped there. */
+export function firstElement(root: AnyNode, name: string): Element | undefined {
+  let found: Element | undefined;
+  walkElements(root, (el) => {
+    if (el.name !== name) return false;
+    found = el;
+    return true;
+  });
+  return found;
 }
 
 /**

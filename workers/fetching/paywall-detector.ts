@@ -1,5 +1,6 @@
 import type { CheerioAPI } from 'cheerio';
-import { hasChildren, isTag, type AnyNode, type Element } from 'domhandler';
+import type { AnyNode, Element } from 'domhandler';
+import { walkElements } from './page-tree.js';
 import { textMatches, type DocumentText } from '../html/document-text.js';
 
 /**
@@ -74,16 +75,11 @@ export interface WallMarkup {
  */
 export function findWallMarkup(root: AnyNode, withContainers: boolean): WallMarkup {
   const found: WallMarkup = { containers: [], jsonLd: [], notFreeMarks: [] };
-  const stack: AnyNode[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (isTag(node)) {
-      if (withContainers && isWallContainer(node)) found.containers.push(node);
-      if (node.name === 'script' && node.attribs['type']?.toLowerCase() === 'application/ld+json') found.jsonLd.push(node);
-      if (node.attribs['itemprop'] === 'isAccessibleForFree') found.notFreeMarks.push(node);
-    }
-    if (hasChildren(node)) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
-  }
+  walkElements(root, (el) => {
+    if (withContainers && isWallContainer(el)) found.containers.push(el);
+    if (el.name === 'script' && el.attribs['type']?.toLowerCase() === 'application/ld+json') found.jsonLd.push(el);
+    if (el.attribs['itemprop'] === 'isAccessibleForFree') found.notFreeMarks.push(el);
+  });
   return found;
 }
 
