@@ -9,10 +9,12 @@
  *
  * Each round runs both ways, alternating which goes first, each on a new
  * account (so nothing is remembered from the round before), and prints
- * pages/s, credits spent and the tiers used; the last lines give the ranges
+ * pages/s, credits spent, the tiers used and each kind of page's answer
+ * times (p50 and the slowest) with how busy the machine's CPU was; the last lines give the ranges
  * of the ratios over the rounds.
  * TRAWL_BENCH_STACK and TRAWL_BENCH_REDIS_DB name the stack's resources (default bench, 8).
  */
+import { readFileSync } from 'node:fs';
 import http, { type IncomingMessage } from 'node:http';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
@@ -88,6 +90,16 @@ interface RunResult {
   credits: number;
   errors: number;
   tiers: Record<string, number>;
+  /** The share of the machine's CPU time that was busy during the run (from /proc/stat), 0 to 1. */
+  busy: number;
+  /** Each kind's answer times, ms. */
+  latency: Record<Kind, number[]>;
+}
+
+/** The machine's CPU time so far, idle (idle and iowait) and in all, in ticks, from the first line of /proc/stat. */
+function cpuTicks(): { idle: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  return { idle: fields[3]! + fields[4]!, total: fields.reduce((a, b) => a + b, 0) };
 }
 
 async function runSet(way: 'auto' | 'always tier 4'): Promise<RunResult> {
@@ -96,11 +108,14 @@ async function runSet(way: 'auto' | 'always tier 4'): Promise<RunResult> {
   let credits = 0;
   let errors = 0;
   const tiers: Record<string, number> = {};
+  const latency: Record<Kind, number[]> = { static: [], guarded: [], js: [] };
+  const ticks = cpuTicks();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < set.length) {
         const page = set[next++]!;
+        const sent = performance.now();
         const res = await request(`${stack.baseUrl}/api/v1/scrape`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': key },
@@ -112,6 +127,7 @@ async function runSet(way: 'auto' | 'always tier 4'): Promise<RunResult> {
           }),
         });
         const body = (await res.body.json().catch(() => ({}))) as { content?: unknown; billing?: { total_credits?: number; tier_used?: string } };
+        latency[page.kind].push(performance.now() - sent);
         const ok = res.statusCode === 200 && typeof body.content === 'string' && body.content.includes(`${page.kind} bulletin ${page.n}`);
         if (!ok) errors++;
         credits += body.billing?.total_credits ?? 0;
@@ -120,7 +136,10 @@ async function runSet(way: 'auto' | 'always tier 4'): Promise<RunResult> {
       }
     }),
   );
-  return { pagesPerSecond: set.length / ((performance.now() - started) / 1000), credits, errors, tiers };
+  const seconds = (performance.now() - started) / 1000;
+  const after = cpuTicks();
+  const busy = 1 - (after.idle - ticks.idle) / Math.max(1, after.total - ticks.total);
+  return { pagesPerSecond: set.length / seconds, credits, errors, tiers, busy, latency };
 }
 
 const fmt = (n: number, width = 9) => n.toFixed(2).padStart(width);
@@ -129,6 +148,13 @@ const line = (name: string, r: RunResult) =>
     .sort()
     .map(([t, c]) => `${t}:${c}`)
     .join(' ')}\n`;
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
+/** Where a way's time went: each kind's answer time, p50 and the slowest. */
+const latencyLine = (name: string, r: RunResult) =>
+  `${`${name} ms`.padEnd(16)} CPU ${(r.busy * 100).toFixed(0)} % busy; ${(Object.keys(r.latency) as Kind[])
+    .filter((k) => r.latency[k].length > 0)
+    .map((k) => `${k} p50 ${quantile(r.latency[k], 0.5).toFixed(0)} max ${Math.max(...r.latency[k]).toFixed(0)}`)
+    .join(', ')}\n`;
 
 try {
   process.stdout.write(`\n${set.length} pages (${counts.static} static, ${counts.guarded} guarded, ${counts.js} JavaScript-only), concurrency ${concurrency}\n`);
@@ -147,6 +173,7 @@ try {
     cost.push(browser.credits / Math.max(auto.credits, 1e-9));
     process.stdout.write(`\nround ${round}\n${'way'.padEnd(16)} ${'pages/s'.padStart(9)} ${'credits'.padStart(10)} errors   tiers used\n`);
     process.stdout.write(line('auto', auto) + line('always tier 4', browser));
+    process.stdout.write(latencyLine('auto', auto) + latencyLine('always tier 4', browser));
     process.stdout.write(`${'ratio'.padEnd(16)} ${fmt(speed.at(-1)!)}x ${fmt(cost.at(-1)!, 9)}x cheaper\n`);
   }
   const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}x`;

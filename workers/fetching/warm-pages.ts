@@ -27,7 +27,11 @@ export interface WarmPagesOptions {
 }
 
 export interface WarmPages {
-  /** A waiting page for `key`, its scripts running again, or undefined. */
+  /**
+   * A waiting page for `key`, its scripts running again, or undefined. A page
+   * of the key still being wiped (its task just ended) is waited for: the
+   * wipe takes milliseconds, a fresh context hundreds of milliseconds of CPU.
+   */
   take(key: string): Promise<WarmPage | undefined>;
   /**
    * Wipes what the task left (other tabs, cookies, the origin's storage,
@@ -47,6 +51,12 @@ export const WARM_PAGE_LIMITS = { maxUses: 50, idleMs: 30_000 } as const;
 /** The longest a wipe may take; a tab that does not answer in time (a page spinning its main thread) is closed. */
 const WIPE_TIMEOUT_MS = 2_000;
 
+/**
+ * The longest a task waits for a tab of its key still being wiped before it opens a fresh context (a wipe takes a
+ * few milliseconds unless the page spins its main thread).
+ */
+const TAKE_WAIT_MS = 250;
+
 /** What a task leaves in the tab itself, which no DevTools call clears. */
 const WIPE_SCRIPT = `sessionStorage.clear(); window.name = '';`;
 
@@ -57,6 +67,8 @@ export function warmKey(owner: string, origin: string): string {
 export function createWarmPages(opts: WarmPagesOptions): WarmPages {
   // Waiting pages in the order they were put back (the oldest first), each with its idle timer.
   const waiting: Array<{ entry: WarmPage; timer: NodeJS.Timeout }> = [];
+  // Pages being wiped, by key, and what each wipe's end wakes: the takers of the key waiting for one.
+  const wiping = new Map<string, { count: number; wake: Array<() => void> }>();
   let closed = false;
 
   const discard = (entry: WarmPage) => entry.context.close().catch(() => undefined);
@@ -68,44 +80,43 @@ export function createWarmPages(opts: WarmPagesOptions): WarmPages {
 
   return {
     async take(key) {
-      for (let i = waiting.length - 1; i >= 0; i--) {
-        if (waiting[i]!.entry.key !== key) continue;
-        const entry = remove(i);
-        try {
-          await entry.cdp.send('Emulation.setScriptExecutionDisabled', { value: false });
-          return entry;
-        } catch {
-          // The tab or its renderer went away while it waited.
-          await discard(entry);
+      const giveUpAt = performance.now() + TAKE_WAIT_MS;
+      for (;;) {
+        for (let i = waiting.length - 1; i >= 0; i--) {
+          if (waiting[i]!.entry.key !== key) continue;
+          const entry = remove(i);
+          try {
+            await entry.cdp.send('Emulation.setScriptExecutionDisabled', { value: false });
+            return entry;
+          } catch {
+            // The tab or its renderer went away while it waited.
+            await discard(entry);
+          }
         }
+        const pending = wiping.get(key);
+        const wait = giveUpAt - performance.now();
+        if (!pending || closed || wait <= 0) return undefined;
+        // Woken when one of the key's wipes ends, kept or discarded (another taker may get it first), or at the limit.
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          pending.wake.push(resolve);
+          timer = setTimeout(resolve, wait);
+        });
+        clearTimeout(timer);
       }
-      return undefined;
     },
 
     async keep(entry) {
       if (closed || entry.uses >= opts.maxUses || entry.page.isClosed()) return discard(entry);
-      let timer: NodeJS.Timeout | undefined;
-      const wiped = await Promise.race([
-        wipe(entry).then(
-          () => true,
-          () => false,
-        ),
-        new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => resolve(false), WIPE_TIMEOUT_MS);
-        }),
-      ]);
-      clearTimeout(timer);
-      if (!wiped || closed) return discard(entry);
-      const slot = {
-        entry,
-        timer: setTimeout(() => {
-          const i = waiting.indexOf(slot);
-          if (i >= 0) void discard(remove(i));
-        }, opts.idleMs),
-      };
-      slot.timer.unref();
-      waiting.push(slot);
-      while (waiting.length > opts.maxIdle) void discard(remove(0));
+      const pending = wiping.get(entry.key) ?? { count: 0, wake: [] };
+      pending.count++;
+      wiping.set(entry.key, pending);
+      try {
+        await keepWiped(entry);
+      } finally {
+        if (--pending.count === 0) wiping.delete(entry.key);
+        for (const wake of pending.wake.splice(0)) wake();
+      }
     },
 
     idle: () => waiting.length,
@@ -115,6 +126,32 @@ export function createWarmPages(opts: WarmPagesOptions): WarmPages {
       await Promise.all(waiting.splice(0).map((slot) => (clearTimeout(slot.timer), discard(slot.entry))));
     },
   };
+
+  /** Wipes the page and puts it among the waiting, or closes it when the wipe fails or the pool closed meanwhile. */
+  async function keepWiped(entry: WarmPage): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const wiped = await Promise.race([
+      wipe(entry).then(
+        () => true,
+        () => false,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), WIPE_TIMEOUT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!wiped || closed) return discard(entry);
+    const slot = {
+      entry,
+      timer: setTimeout(() => {
+        const i = waiting.indexOf(slot);
+        if (i >= 0) void discard(remove(i));
+      }, opts.idleMs),
+    };
+    slot.timer.unref();
+    waiting.push(slot);
+    while (waiting.length > opts.maxIdle) void discard(remove(0));
+  }
 }
 
 /**

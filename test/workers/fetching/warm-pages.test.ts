@@ -70,6 +70,9 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
           .end('<!DOCTYPE html><title>data</title><p id="served"></p><script>fetch("/data").then((r) => r.text()).then((t) => { document.getElementById("served").textContent = t; })</script>');
       }
       if (req.url === '/never') return; // never answered
+      if (req.url === '/spinning') {
+        return res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html><title>spinning</title><p>Busy</p><script>setTimeout(() => { for (;;) {} }, 100)</script>');
+      }
       if (req.url === '/tick') {
         ticks++;
         return res.writeHead(204).end();
@@ -139,6 +142,15 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
     // The same tab (one page longer in history), and a fresh visitor's state.
     expect(second).to.deep.equal({ sent: 'none', cookie: 'server=1', local: 'none', session: 'none', name: 'none', history: 3 });
     await until(() => warm.idle() === 1, 'the tab to be kept again');
+  });
+
+  it('gives a task that follows at once the tab still being wiped, not a fresh context', async () => {
+    seenIn(await loadPage(deps, request('/one'), undefined));
+    // Not waiting for the tab to be kept: its wipe is still under way when the next task asks for it.
+    expect(warm.idle()).to.equal(0);
+    const next = seenIn(await loadPage(deps, request('/two'), undefined));
+    expect(next).to.deep.equal({ sent: 'none', cookie: 'server=1', local: 'none', session: 'none', name: 'none', history: 3 });
+    await until(() => warm.idle() === 1, 'the one tab to be kept');
   });
 
   it("never gives an account another account's tab, nor a tab of another origin", async () => {
@@ -242,6 +254,25 @@ describe('warm pages (tabs kept between an account’s tasks on one origin)', fu
       await page.goto(`${base}/one`);
       return { key: warmKey(owner, base), origin: base, context, page, cdp: await context.newCDPSession(page), uses: 1 };
     }
+
+    it('stops waiting for a wipe that does not end (a page spinning its main thread), and closes that tab', async () => {
+      const pool = createWarmPages({ maxIdle: 4, maxUses: 50, idleMs: 30_000 });
+      const browser = await shared.get();
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${base}/spinning`);
+      await new Promise((r) => setTimeout(r, 300));
+      const spinning: WarmPage = { key: warmKey('a', base), origin: base, context, page, cdp: await context.newCDPSession(page), uses: 1 };
+      const kept = pool.keep(spinning);
+      const asked = performance.now();
+      expect(await pool.take(spinning.key)).to.equal(undefined);
+      // Given up well before the wipe's own limit (2 s), so the task opens a fresh context instead.
+      expect(performance.now() - asked).to.be.below(1_500);
+      await kept;
+      expect(pool.idle()).to.equal(0);
+      expect(page.isClosed()).to.equal(true);
+      await pool.close();
+    });
 
     it('closes the longest waiting tab past maxIdle, a worn-out tab, and a tab idle too long', async () => {
       const pool = createWarmPages({ maxIdle: 1, maxUses: 2, idleMs: 300 });
