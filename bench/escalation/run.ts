@@ -5,13 +5,15 @@
  * some JavaScript-only application shells, each kind served as a site of its
  * own (its own port, so its own host for the tier memory).
  *
- *   npm run bench:escalation [-- --static 70 --guarded 15 --js 15 --concurrency 8 --rounds 3]
+ *   npm run bench:escalation [-- --static 70 --guarded 15 --js 15 --concurrency 8 --rounds 3 --way both|auto|tier4]
  *
  * Each round runs both ways, alternating which goes first, each on a new
  * account (so nothing is remembered from the round before), and prints
  * pages/s, credits spent, the tiers used and each kind of page's answer
  * times (p50 and the slowest) with how busy the machine's CPU was; the last lines give the ranges
  * of the ratios over the rounds.
+ * `--way auto` or `--way tier4` runs that way alone in each round (to compare
+ * builds on one column, or to profile it), and prints no ratios.
  * TRAWL_BENCH_STACK and TRAWL_BENCH_REDIS_DB name the stack's resources (default bench, 8).
  */
 import { readFileSync } from 'node:fs';
@@ -27,8 +29,12 @@ const { values } = parseArgs({
     js: { type: 'string', default: '15' },
     concurrency: { type: 'string', default: '8' },
     rounds: { type: 'string', default: '3' },
+    way: { type: 'string', default: 'both' },
   },
 });
+const WAYS = { both: ['auto', 'always tier 4'], auto: ['auto'], tier4: ['always tier 4'] } as const;
+if (!(values.way! in WAYS)) throw new Error(`--way is both, auto or tier4, not ${values.way}`);
+const ways = WAYS[values.way as keyof typeof WAYS];
 const concurrency = Number(values.concurrency);
 const rounds = Number(values.rounds);
 
@@ -159,25 +165,27 @@ const latencyLine = (name: string, r: RunResult) =>
 try {
   process.stdout.write(`\n${set.length} pages (${counts.static} static, ${counts.guarded} guarded, ${counts.js} JavaScript-only), concurrency ${concurrency}\n`);
   // Warm-up: the browsers, the TLS client, connections, JIT, the pipeline threads.
-  await runSet('always tier 4');
-  await runSet('auto');
+  for (const way of [...ways].reverse()) await runSet(way);
   const speed: number[] = [];
   const cost: number[] = [];
+  const pagesPerSecond: number[] = [];
   for (let round = 1; round <= rounds; round++) {
-    const order = round % 2 === 1 ? (['auto', 'always tier 4'] as const) : (['always tier 4', 'auto'] as const);
-    const results = {} as Record<'auto' | 'always tier 4', RunResult>;
+    const order = round % 2 === 1 ? ways : [...ways].reverse();
+    const results = {} as Partial<Record<'auto' | 'always tier 4', RunResult>>;
     for (const way of order) results[way] = await runSet(way);
-    const auto = results['auto'];
-    const browser = results['always tier 4'];
-    speed.push(auto.pagesPerSecond / browser.pagesPerSecond);
-    cost.push(browser.credits / Math.max(auto.credits, 1e-9));
     process.stdout.write(`\nround ${round}\n${'way'.padEnd(16)} ${'pages/s'.padStart(9)} ${'credits'.padStart(10)} errors   tiers used\n`);
-    process.stdout.write(line('auto', auto) + line('always tier 4', browser));
-    process.stdout.write(latencyLine('auto', auto) + latencyLine('always tier 4', browser));
-    process.stdout.write(`${'ratio'.padEnd(16)} ${fmt(speed.at(-1)!)}x ${fmt(cost.at(-1)!, 9)}x cheaper\n`);
+    for (const way of ways) process.stdout.write(line(way, results[way]!));
+    for (const way of ways) process.stdout.write(latencyLine(way, results[way]!));
+    const { auto, 'always tier 4': browser } = results;
+    if (auto && browser) {
+      speed.push(auto.pagesPerSecond / browser.pagesPerSecond);
+      cost.push(browser.credits / Math.max(auto.credits, 1e-9));
+      process.stdout.write(`${'ratio'.padEnd(16)} ${fmt(speed.at(-1)!)}x ${fmt(cost.at(-1)!, 9)}x cheaper\n`);
+    } else pagesPerSecond.push((auto ?? browser)!.pagesPerSecond);
   }
-  const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}x`;
-  process.stdout.write(`\nover ${rounds} rounds: auto is ${range(speed)} the pages/s of always tier 4, and ${range(cost)} cheaper\n`);
+  const range = (xs: number[], unit = 'x') => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}${unit}`;
+  if (speed.length > 0) process.stdout.write(`\nover ${rounds} rounds: auto is ${range(speed)} the pages/s of always tier 4, and ${range(cost)} cheaper\n`);
+  else process.stdout.write(`\nover ${rounds} rounds: ${ways[0]} ${range(pagesPerSecond, ' pages/s')}\n`);
 } finally {
   await stack.stop();
   for (const site of Object.values(sites)) site.close();
