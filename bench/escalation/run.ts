@@ -9,11 +9,11 @@
  *
  * Each round runs both ways, alternating which goes first, each on a new
  * account (so nothing is remembered from the round before), and prints
- * pages/s, credits spent, the tiers used and each kind of page's answer
- * times (p50 and the slowest) with how busy the machine's CPU was; the last lines give the ranges
- * of the ratios over the rounds.
- * `--way auto` or `--way tier4` runs that way alone in each round (to compare
- * builds on one column, or to profile it), and prints no ratios.
+ * pages/s, credits spent, the tiers used, each kind of page's answer times
+ * (p50 and the slowest) and how busy the machine's CPU was (/proc/stat); the
+ * last lines give the ranges of the ratios over the rounds. `--way auto` or
+ * `--way tier4` runs that way alone in each round (to compare builds on one
+ * column, or to profile it), and prints no ratios.
  * TRAWL_BENCH_STACK and TRAWL_BENCH_REDIS_DB name the stack's resources (default bench, 8).
  */
 import { readFileSync } from 'node:fs';
