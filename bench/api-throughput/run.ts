@@ -17,7 +17,6 @@
  * TRAWL_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every process of the stack.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -26,6 +25,7 @@ import autocannon from 'autocannon';
 import { request } from 'undici';
 import { bootIsolatedStack, createAccountWithKey, type IsolatedStack } from '../../deploy/local/isolated-stack.js';
 import { ROOT } from '../../deploy/local/processes.js';
+import { processCpu } from '../process-cpu.js';
 
 const { values } = parseArgs({
   options: {
@@ -58,11 +58,9 @@ interface Figures {
   total: number;
 }
 
-/** CPU time (ms) of a process so far, from /proc/<pid>/stat (user and system, in clock ticks of 10 ms). */
+/** CPU time (ms) of a process so far, user and system. */
 function processCpuMs(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return (pid === undefined ? undefined : processCpu(pid)?.ownMs) ?? NaN;
 }
 
 /** Redis's CPU time (ms) so far, user and system, from INFO cpu. */

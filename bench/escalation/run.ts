@@ -21,6 +21,7 @@ import http, { type IncomingMessage } from 'node:http';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { bootIsolatedStack, createAccountWithKey } from '../../deploy/local/isolated-stack.js';
+import { quantile } from '../quantile.js';
 
 const { values } = parseArgs({
   options: {
@@ -154,12 +155,11 @@ const line = (name: string, r: RunResult) =>
     .sort()
     .map(([t, c]) => `${t}:${c}`)
     .join(' ')}\n`;
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
 /** Where a way's time went: each kind's answer time, p50 and the slowest. */
 const latencyLine = (name: string, r: RunResult) =>
   `${`${name} ms`.padEnd(16)} CPU ${(r.busy * 100).toFixed(0)} % busy; ${(Object.keys(r.latency) as Kind[])
     .filter((k) => r.latency[k].length > 0)
-    .map((k) => `${k} p50 ${quantile(r.latency[k], 0.5).toFixed(0)} max ${Math.max(...r.latency[k]).toFixed(0)}`)
+    .map((k) => `${k} p50 ${quantile([...r.latency[k]].sort((a, b) => a - b), 0.5).toFixed(0)} max ${Math.max(...r.latency[k]).toFixed(0)}`)
     .join(', ')}\n`;
 
 try {

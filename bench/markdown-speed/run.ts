@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { htmlToMarkdown } from '../../workers/pipeline/content/index.js';
 import { loadCases, loadPage } from '../extraction-quality/evaluation-set.js';
 import { createNodeHtmlMarkdown, createTurndown } from '../extraction-quality/reference-tools.js';
+import { quantile } from '../quantile.js';
 
 const { values } = parseArgs({
   options: {
@@ -49,10 +50,6 @@ interface Result {
   p95: number;
   outputChars: number;
   errors: number;
-}
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 /** A page a tool throws on still counts with the time it took to fail. */

@@ -22,6 +22,7 @@ import { createGuardedConnect } from '../../common/ssrf-guard.js';
 import { stealthProfile } from '../../workers/fetching/browser-profile.js';
 import { createBrowserLoader } from '../../workers/fetching/browser-loader.js';
 import { startGuardedSocksProxy } from '../../workers/fetching/guarded-socks-proxy.js';
+import { processCpu } from '../process-cpu.js';
 
 const { values } = parseArgs({
   options: {
@@ -52,27 +53,31 @@ const proxy = await startGuardedSocksProxy({ connect: createGuardedConnect(confi
 const loader = createBrowserLoader({ config, redis, keys: redisKeys('bench-stealth'), profile: stealthProfile(), proxyUrl: proxy.url, warmPages: true });
 await loader.launch();
 
-/** CPU ticks (user and system, with reaped children's) of this process and of every Chromium process, by pid and type. */
+/** CPU time (ms, with reaped children's) of this process and of every Chromium process, by pid and type. */
 function cpuByProcess(): Map<string, number> {
-  const ticks = new Map<string, number>();
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      let type: string;
-      if (Number(pid) === process.pid) type = 'node';
-      else if (/chrom/i.test(name)) type = /--type=([a-z-]+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? 'browser';
-      else continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks.set(`${pid} ${type}`, Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]));
-    } catch {
-      // The process ended while it was read.
-    }
+  const ms = new Map<string, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const cpu = processCpu(pid);
+    if (!cpu) continue;
+    let type: string;
+    if (pid === process.pid) type = 'node';
+    else if (/chrom/i.test(cpu.name)) type = /--type=([a-z-]+)/.exec(commandLine(pid))?.[1] ?? 'browser';
+    else continue;
+    ms.set(`${pid} ${type}`, cpu.withReapedMs);
   }
-  return ticks;
+  return ms;
 }
-const tickMs = 10;
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    // The process ended while it was read.
+    return '';
+  }
+}
 
 let n = 0;
 try {
@@ -100,13 +105,13 @@ try {
     const seconds = (performance.now() - started) / 1000;
     const after = cpuByProcess();
     const byType = new Map<string, number>();
-    for (const [key, ticks] of after) {
+    for (const [key, ms] of after) {
       const type = key.split(' ')[1]!;
-      byType.set(type, (byType.get(type) ?? 0) + ticks - (before.get(key) ?? 0));
+      byType.set(type, (byType.get(type) ?? 0) + ms - (before.get(key) ?? 0));
     }
-    const chromiumMs = [...byType].filter(([type]) => type !== 'node').reduce((sum, [, ticks]) => sum + ticks * tickMs, 0);
+    const chromiumMs = [...byType].filter(([type]) => type !== 'node').reduce((sum, [, ms]) => sum + ms, 0);
     if (round === 0) continue;
-    const parts = [...byType].map(([type, ticks]) => `${type} ${((ticks * tickMs) / pages).toFixed(0)}`).join(', ');
+    const parts = [...byType].map(([type, ms]) => `${type} ${(ms / pages).toFixed(0)}`).join(', ');
     process.stdout.write(`round ${round}: ${(pages / seconds).toFixed(2)} pages/s, ${failed} failed, Chromium ${(chromiumMs / pages).toFixed(0)} ms of CPU a page (${parts})\n`);
   }
 } finally {
