@@ -49,14 +49,18 @@ export function endedJobEventCte(name: string, ended: string, attempts: string):
   );
 }
 
-/** Records job.started for each row of `started` (jobs columns plus request_webhook), in the statement that starts the job. */
-export function startedJobEventCte(name: string, started: string): string {
+/**
+ * Records job.started for each row of `started` (jobs columns plus request_webhook), in the statement that starts
+ * the job. With `atStart` the event is dated by the row's started_at (a start recorded with the attempt's end).
+ */
+export function startedJobEventCte(name: string, started: string, opts: { atStart?: boolean } = {}): string {
   return recordEventsCte(
     name,
     `(SELECT j.account_id, '${JOB_EVENTS.started}' AS type,
              jsonb_build_object('job_id', j.id, 'batch_id', NULL, 'url', j.url, 'status', 'running', 'tier', j.current_tier,
                                 'attempt', j.attempts, 'started_at', ${isoSql('j.started_at')}) AS payload,
-             j.request_webhook
+             j.request_webhook${opts.atStart ? ', j.started_at AS created_at' : ''}
       FROM ${started} j) AS started_job_event`,
+    { datedBySource: opts.atStart === true },
   );
 }

@@ -21,12 +21,16 @@ export interface RequestWebhook {
  * with the columns account_id (uuid), type (text), payload (jsonb, the
  * event's `data`) and request_webhook (jsonb or null, a RequestWebhook).
  * Put it in the statement that makes the change the event reports, so the
- * event commits with the change or not at all.
+ * event commits with the change or not at all. With `datedBySource`, the
+ * source also has created_at (timestamptz): when the event happened, for an
+ * event recorded after the fact (a quick attempt's job.started); otherwise
+ * an event is dated by its transaction.
  */
-export function recordEventsCte(name: string, source: string): string {
+export function recordEventsCte(name: string, source: string, opts: { datedBySource?: boolean } = {}): string {
+  const columns = `account_id, type, payload, request_webhook${opts.datedBySource ? ', created_at' : ''}`;
   return `${name} AS (
-       INSERT INTO event_outbox (account_id, type, payload, request_webhook)
-       SELECT account_id, type, payload, request_webhook FROM ${source}
+       INSERT INTO event_outbox (${columns})
+       SELECT ${columns} FROM ${source}
        RETURNING id
      )`;
 }

@@ -268,27 +268,48 @@ export interface AttemptOutcome {
   durationMs: number;
   bytes: number;
   workerId: string;
+  /** When the worker took the task up, for an attempt that sent no STARTED report (it ended soon after); else null. */
+  startedAt: Date | null;
+  /** The delivery the report came from (a redelivered task counts up). */
+  deliveries: number;
 }
 
+/** $1-$14 of the statements that finish an attempt (FINISH_ATTEMPT, QUICK_START). */
 const attemptParams = (jobId: string, a: AttemptOutcome) => [
   jobId, a.attemptId, a.succeeded ? 'succeeded' : 'failed', a.result, a.errorCode, a.errorMessage, a.escalate,
-  a.statusCode, a.fetchMs, a.durationMs, a.bytes, a.workerId,
+  a.statusCode, a.fetchMs, a.durationMs, a.bytes, a.workerId, a.startedAt, a.deliveries,
 ];
 
 /** The job, locked, while it is still open ($1: job id). */
 const OPEN_JOB = `open_job AS (
-       SELECT id, account_id, reserved_microcents FROM jobs WHERE id = $1 AND status IN ('pending', 'running') FOR UPDATE
+       SELECT id, account_id, reserved_microcents, status, url, current_tier, attempts, created_at, request_webhook
+       FROM jobs WHERE id = $1 AND status IN ('pending', 'running') FOR UPDATE
      )`;
 
-/** Finishes attempt $2 of open job $1 unless it already finished (a redelivered report); parameters $3-$12 from attemptParams. */
+/**
+ * Finishes attempt $2 of open job $1 unless it already finished (a redelivered report); parameters $3-$14 from
+ * attemptParams. An attempt that sent no STARTED report started at $13.
+ */
 const FINISH_ATTEMPT = `finished AS (
        UPDATE job_attempts SET status = $3::text, result = $4, error_code = $5, error_message = $6, escalate = $7,
               status_code = $8, credits_microcents = CASE WHEN $3::text = 'succeeded' THEN price_microcents ELSE 0 END,
               fetch_ms = $9, duration_ms = $10, bytes = $11, worker_id = $12, finished_at = now(),
-              started_at = coalesce(started_at, now())
+              started_at = coalesce(started_at, LEAST($13::timestamptz, now()), now()),
+              deliveries = GREATEST(deliveries, $14::integer)
        WHERE id = $2 AND job_id = $1 AND status NOT IN ('succeeded', 'failed') AND EXISTS (SELECT 1 FROM open_job)
        RETURNING id, tier, attempt_number, price_microcents, status, result, credits_microcents, duration_ms
      )`;
+
+/**
+ * A job that had not started when an attempt that sent no STARTED report ended ($13: when the worker took it
+ * up): it starts at that moment, kept between the job's creation and just before now, so its job.started
+ * (QUICK_START_EVENT) comes before whatever ends the job in the same statement.
+ */
+const QUICK_START = `quick_start AS (
+       SELECT id, account_id, url, current_tier, attempts, request_webhook,
+              LEAST(GREATEST($13::timestamptz, created_at), now() - interval '1 millisecond') AS started_at
+       FROM open_job WHERE status = 'pending' AND $13::timestamptz IS NOT NULL AND EXISTS (SELECT 1 FROM finished)
+     ), ${startedJobEventCte('quick_start_event', 'quick_start', { atStart: true })}`;
 
 export interface JobClosing {
   jobId: string;
@@ -302,7 +323,7 @@ export interface JobClosing {
   error: { code: string; message: string; httpStatus: number; details: Record<string, unknown> | null } | null;
 }
 
-const CLOSE_JOB_SQL = `WITH ${OPEN_JOB}, ${FINISH_ATTEMPT},
+const CLOSE_JOB_SQL = `WITH ${OPEN_JOB}, ${FINISH_ATTEMPT}, ${QUICK_START},
      closing AS (
        SELECT id, account_id, reserved_microcents,
               CASE WHEN $3::text = 'succeeded'
@@ -310,19 +331,19 @@ const CLOSE_JOB_SQL = `WITH ${OPEN_JOB}, ${FINISH_ATTEMPT},
        FROM open_job WHERE $2::uuid IS NULL OR EXISTS (SELECT 1 FROM finished)
      ), ledger_input AS (
        SELECT account_id, CASE WHEN $3::text = 'succeeded' THEN 'settle' ELSE 'refund' END AS kind,
-              reserved_microcents - charged AS amount, $13::text AS reference
+              reserved_microcents - charged AS amount, $15::text AS reference
        FROM closing
      ), ${ledgerEntryCtes('ledger_input')},
      closed AS (
        UPDATE jobs SET status = $3::text, charged_microcents = closing.charged,
               refunded_microcents = CASE WHEN $3::text = 'failed' THEN closing.reserved_microcents ELSE 0 END,
-              result_key = $14, status_code = $15, error_code = $16, error_message = $17, error_http_status = $18,
-              error_details = CASE WHEN $16::text IS NULL THEN NULL
-                                   ELSE coalesce($19::jsonb, '{}'::jsonb)
+              result_key = $16, status_code = $17, error_code = $18, error_message = $19, error_http_status = $20,
+              error_details = CASE WHEN $18::text IS NULL THEN NULL
+                                   ELSE coalesce($21::jsonb, '{}'::jsonb)
                                         || coalesce((SELECT jsonb_build_object('last_tier', tier, 'attempts', attempt_number) FROM finished), '{}'::jsonb)
                               END,
               completed_at = now(), updated_at = now(),
-              started_at = CASE WHEN $3::text = 'succeeded' THEN coalesce(jobs.started_at, now()) ELSE jobs.started_at END
+              started_at = coalesce(jobs.started_at, (SELECT started_at FROM quick_start), CASE WHEN $3::text = 'succeeded' THEN now() END)
        FROM closing WHERE jobs.id = closing.id
        RETURNING ${JOB_RECORD_FIELDS.map((f) => `jobs.${f}`).join(', ')}, jobs.status_code, jobs.request_webhook
      ), attempts_now AS (
@@ -348,7 +369,7 @@ export async function closeJob(db: Db, closing: JobClosing): Promise<JobRecord |
   const succeeded = closing.error === null;
   const attempt: AttemptOutcome = closing.attempt ?? {
     attemptId: '', succeeded, result: '', errorCode: null, errorMessage: null, escalate: false,
-    statusCode: null, fetchMs: 0, durationMs: 0, bytes: 0, workerId: '',
+    statusCode: null, fetchMs: 0, durationMs: 0, bytes: 0, workerId: '', startedAt: null, deliveries: 0,
   };
   const params = attemptParams(closing.jobId, attempt);
   params[1] = closing.attempt?.attemptId ?? null;
@@ -378,13 +399,15 @@ export async function loadEscalationContext(db: Db, jobId: string, attemptId: st
   return res.rows[0];
 }
 
-const ESCALATE_SQL = `WITH ${OPEN_JOB}, ${FINISH_ATTEMPT},
+const ESCALATE_SQL = `WITH ${OPEN_JOB}, ${FINISH_ATTEMPT}, ${QUICK_START},
      next_attempt AS (
        INSERT INTO job_attempts (id, job_id, attempt_number, tier, pool, status, price_microcents)
-       SELECT $13, $1, attempt_number + 1, $14, $15, 'queued', $16 FROM finished
+       SELECT $15, $1, attempt_number + 1, $16, $17, 'queued', $18 FROM finished
        RETURNING attempt_number
      ), moved AS (
-       UPDATE jobs SET current_tier = $14, attempts = next_attempt.attempt_number, updated_at = now()
+       UPDATE jobs SET current_tier = $16, attempts = next_attempt.attempt_number, updated_at = now(),
+              status = CASE WHEN EXISTS (SELECT 1 FROM quick_start) THEN 'running' ELSE jobs.status END,
+              started_at = coalesce(jobs.started_at, (SELECT started_at FROM quick_start))
        FROM next_attempt WHERE jobs.id = $1
      )
      SELECT attempt_number FROM next_attempt`;

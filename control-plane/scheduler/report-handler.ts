@@ -37,6 +37,8 @@ function attemptOutcome(report: AttemptReport): AttemptOutcome {
     durationMs: Number(report.fetchMs + report.processMs),
     bytes: Number(report.bytes),
     workerId: report.workerId,
+    startedAt: report.startedUnixMs > 0n ? new Date(Number(report.startedUnixMs)) : null,
+    deliveries: report.deliveryCount,
   };
 }
 

@@ -165,6 +165,78 @@ describe('attempt reports on a two-tier plan (Postgres)', function () {
     expect((await jobRow(atBrowser.job.id)).error_code).to.equal('BLOCKED_BY_ANTIBOT');
   });
 
+  /** The job's events in the order the relay publishes them, with their dates (ms). */
+  const events = async (jobId: string) =>
+    (
+      await services.pool.query<{ type: string; payload: Record<string, unknown>; created_at: Date }>(
+        "SELECT type, payload, created_at FROM event_outbox WHERE payload->>'job_id' = $1 ORDER BY created_at",
+        [jobId],
+      )
+    ).rows;
+  const startedAt = async (jobId: string) =>
+    (
+      await services.pool.query<{ job: Date | null; attempt: Date | null; deliveries: number }>(
+        'SELECT j.started_at AS job, a.started_at AS attempt, a.deliveries FROM jobs j JOIN job_attempts a ON a.job_id = j.id WHERE j.id = $1 ORDER BY a.attempt_number LIMIT 1',
+        [jobId],
+      )
+    ).rows[0]!;
+
+  it('records the start of an attempt that sent no STARTED report with its end: job.started dated when the worker took it up, before job.completed', async () => {
+    const caller = await createTestCaller(services, 10_000);
+    const job = await admitTwoTierJob(caller);
+    await new Promise((r) => setTimeout(r, 30));
+    const tookUp = Date.now() - 10;
+    const success = report(job, job.attempt, { ok: true, resultKey: 'k', statusCode: 200, startedUnixMs: BigInt(tookUp), deliveryCount: 2 });
+    const settled = await applyAttemptReport(deps, success);
+    expect(settled.signals.map((s) => s.signal.kind)).to.deep.equal(['ended']);
+    const at = await startedAt(job.job.id);
+    expect(at.job?.getTime()).to.equal(tookUp);
+    expect(at.attempt?.getTime()).to.equal(tookUp);
+    expect(at.deliveries).to.equal(2);
+    const recorded = await events(job.job.id);
+    expect(recorded.map((e) => e.type)).to.deep.equal(['job.started', 'job.completed']);
+    expect(recorded[0]!.created_at.getTime()).to.equal(tookUp);
+    expect(recorded[0]!.payload).to.include({ status: 'running', tier: '1', attempt: 1, started_at: new Date(tookUp).toISOString() });
+    expect((recorded[1]!.payload['timing'] as Record<string, unknown>)['started_at']).to.equal(new Date(tookUp).toISOString());
+
+    // The report redelivered records nothing twice.
+    expect(await applyAttemptReport(deps, success)).to.deep.equal({ dispatch: [], signals: [] });
+    expect((await events(job.job.id)).map((e) => e.type)).to.deep.equal(['job.started', 'job.completed']);
+  });
+
+  it('starts a job whose quick first attempt escalates, once: job.started names that attempt, and the next attempt\'s STARTED adds nothing', async () => {
+    const caller = await createTestCaller(services, 10_000);
+    const job = await admitTwoTierJob(caller);
+    const tookUp = Date.now();
+    const escalated = await applyAttemptReport(deps, report(job, job.attempt, { ...blocked, startedUnixMs: BigInt(tookUp) }));
+    const next = escalated.dispatch[0]!.attempt;
+    expect(await jobRow(job.job.id)).to.include({ status: 'running', attempts: 2, current_tier: '2' });
+    expect((await startedAt(job.job.id)).job?.getTime()).to.equal(tookUp);
+
+    await applyAttemptReport(deps, report(job, next, { phase: AttemptPhase.STARTED, deliveryCount: 1 }));
+    await applyAttemptReport(deps, report(job, next, { ok: true, resultKey: 'k', statusCode: 200 }));
+    const recorded = await events(job.job.id);
+    expect(recorded.map((e) => e.type)).to.deep.equal(['job.started', 'job.completed']);
+    expect(recorded[0]!.payload).to.include({ tier: '1', attempt: 1 });
+    expect((await jobRow(job.job.id)).status).to.equal('succeeded');
+  });
+
+  it('keeps a reported start time between the job\'s creation and its end (a worker\'s clock off either way)', async () => {
+    const caller = await createTestCaller(services, 10_000);
+    const ahead = await admitTwoTierJob(caller);
+    await applyAttemptReport(deps, report(ahead, ahead.attempt, { ok: true, resultKey: 'k', statusCode: 200, startedUnixMs: BigInt(Date.now() + 60_000) }));
+    const behind = await admitTwoTierJob(caller);
+    await applyAttemptReport(deps, report(behind, behind.attempt, { ok: true, resultKey: 'k', statusCode: 200, startedUnixMs: BigInt(Date.now() - 60_000) }));
+    for (const job of [ahead, behind]) {
+      const row = (
+        await services.pool.query<{ created_at: Date; started_at: Date; completed_at: Date }>('SELECT created_at, started_at, completed_at FROM jobs WHERE id = $1', [job.job.id])
+      ).rows[0]!;
+      expect(row.started_at.getTime()).to.be.at.least(row.created_at.getTime());
+      expect(row.started_at.getTime()).to.be.below(row.completed_at.getTime());
+      expect((await events(job.job.id)).map((e) => e.type)).to.deep.equal(['job.started', 'job.completed']);
+    }
+  });
+
   it('ignores a late report for a job that has already ended', async () => {
     const caller = await createTestCaller(services, 10_000);
     const job = await admitTwoTierJob(caller);

@@ -6,6 +6,7 @@ import { AttemptFailure } from './attempt-failure.js';
 import type { PoolHandler, TaskContext } from './pool-runtime.js';
 import type { ReportExtra, Reporter } from './reporter.js';
 import type { ResultStore } from './result-store.js';
+import { scheduleStartReport, STARTED_REPORT_DELAY_MS, type StartReport } from './start-report.js';
 
 type PayloadCase = NonNullable<Task['payload']['case']>;
 type PayloadOf<K extends PayloadCase> = Extract<Task['payload'], { case: K }>['value'];
@@ -53,6 +54,8 @@ export interface AttemptDeps {
   report: Reporter;
   results: ResultStore;
   keys: RedisKeys;
+  /** How long an attempt runs before it reports STARTED (STARTED_REPORT_DELAY_MS unless given). */
+  startedReportDelayMs?: number;
 }
 
 class AlreadyFinished extends Error {}
@@ -61,10 +64,12 @@ const PROCESS_FAILED = 'The content could not be processed';
 
 /**
  * The life of one attempt, the same for every pool: decode the task, skip an
- * attempt whose report already went out (a redelivery), report STARTED,
- * check the deadline, acquire the input and process it within the time
- * left, store the result, report FINISHED with the outcome, then mark the
- * attempt finished. A task that fails on its last delivery is reported as
+ * attempt whose report already went out (a redelivery), report STARTED once
+ * the attempt has run for a moment (start-report.ts; an attempt that ends
+ * sooner says when it started in its FINISHED report instead), check the
+ * deadline, acquire the input and process it within the time left, store
+ * the result, report FINISHED with the outcome, then mark the attempt
+ * finished. A task that fails on its last delivery is reported as
  * INTERNAL_ERROR.
  *
  * Round trips are shared where order allows: the finished check goes out
@@ -77,9 +82,13 @@ const PROCESS_FAILED = 'The content could not be processed';
 export function createAttemptHandler<K extends PayloadCase, I>(deps: AttemptDeps, work: AttemptWork<K, I>): PoolHandler<Task> {
   const base = (ref: AttemptRef, ctx: TaskContext) => ({ jobId: ref.jobId, attemptId: ref.attemptId, tier: ref.tier, deliveryCount: ctx.deliveryCount });
 
-  const finisher = (ref: AttemptRef, ctx: TaskContext, started: Promise<void>) => async (fields: ReportExtra & { ok: boolean; errorCode?: string; errorMessage?: string; resultKey?: string }) => {
-    await started;
-    await deps.report({ ...base(ref, ctx), phase: AttemptPhase.FINISHED, ...fields });
+  const startedReportDelayMs = deps.startedReportDelayMs ?? STARTED_REPORT_DELAY_MS;
+
+  const finisher = (ref: AttemptRef, ctx: TaskContext, start: StartReport | null) => async (fields: ReportExtra & { ok: boolean; errorCode?: string; errorMessage?: string; resultKey?: string }) => {
+    const started = start?.end();
+    if (started) await started;
+    const startedAt = start && !started ? { startedUnixMs: BigInt(start.at) } : {};
+    await deps.report({ ...base(ref, ctx), phase: AttemptPhase.FINISHED, ...fields, ...startedAt });
     // Written after the report; nothing waits on it (see above).
     deps.results.markFinished(ref.attemptId).catch(() => undefined);
   };
@@ -111,41 +120,45 @@ export function createAttemptHandler<K extends PayloadCase, I>(deps: AttemptDeps
 
       // A redelivery of a task whose report already went out: nothing to do.
       if (await finished) return;
-      const started = deps.report({ ...base(ref, ctx), phase: AttemptPhase.STARTED });
-      started.catch(() => undefined);
-      const finish = finisher(ref, ctx, started);
+      const start = scheduleStartReport(() => deps.report({ ...base(ref, ctx), phase: AttemptPhase.STARTED }), startedReportDelayMs);
+      const finish = finisher(ref, ctx, start);
 
-      if (!payload) {
-        return finish({ ok: false, errorCode: 'INTERNAL_ERROR', errorMessage: `The ${deps.pool} pool does not run ${task.payload.case ?? 'empty'} tasks` });
-      }
-      if (expired) return finish({ ok: false, errorCode: 'TIMEOUT', errorMessage: 'The job reached its deadline before it could run' });
-
-      let acquired: Acquired<I>;
+      // An attempt that ends in an error left to redelivery sends no STARTED report either.
       try {
-        acquired = await acquiring!;
-      } catch (err) {
-        if (err instanceof AttemptFailure) return finish({ ok: false, errorCode: err.code, errorMessage: err.message, ...err.report });
-        throw err;
-      }
+        if (!payload) {
+          return finish({ ok: false, errorCode: 'INTERNAL_ERROR', errorMessage: `The ${deps.pool} pool does not run ${task.payload.case ?? 'empty'} tasks` });
+        }
+        if (expired) return finish({ ok: false, errorCode: 'TIMEOUT', errorMessage: 'The job reached its deadline before it could run' });
 
-      const processStarted = Date.now();
-      let result: Uint8Array;
-      try {
-        result = await work.process(payload, acquired.input, scope);
-      } catch (err) {
-        const failure = publicFailure(err, work.processFailureCode, PROCESS_FAILED);
-        return finish({ ok: false, errorCode: failure.code, errorMessage: failure.message, ...acquired.report, processMs: BigInt(Date.now() - processStarted) });
+        let acquired: Acquired<I>;
+        try {
+          acquired = await acquiring!;
+        } catch (err) {
+          if (err instanceof AttemptFailure) return finish({ ok: false, errorCode: err.code, errorMessage: err.message, ...err.report });
+          throw err;
+        }
+
+        const processStarted = Date.now();
+        let result: Uint8Array;
+        try {
+          result = await work.process(payload, acquired.input, scope);
+        } catch (err) {
+          const failure = publicFailure(err, work.processFailureCode, PROCESS_FAILED);
+          return finish({ ok: false, errorCode: failure.code, errorMessage: failure.message, ...acquired.report, processMs: BigInt(Date.now() - processStarted) });
+        }
+        const processMs = BigInt(Date.now() - processStarted);
+        const resultKey = deps.keys.result(ref.jobId, ref.attemptId);
+        const cache = work.cacheOf?.(payload);
+        await deps.results.put(resultKey, result, cache ? { ...cache, tier: ref.tier } : undefined);
+        await finish({ ok: true, resultKey, ...acquired.report, processMs });
+      } finally {
+        start.end();
       }
-      const processMs = BigInt(Date.now() - processStarted);
-      const resultKey = deps.keys.result(ref.jobId, ref.attemptId);
-      const cache = work.cacheOf?.(payload);
-      await deps.results.put(resultKey, result, cache ? { ...cache, tier: ref.tier } : undefined);
-      await finish({ ok: true, resultKey, ...acquired.report, processMs });
     },
 
     async exhausted(task, err, ctx) {
       const ref = task.attempt!;
-      await finisher(ref, ctx, Promise.resolve())({
+      await finisher(ref, ctx, null)({
         ok: false,
         errorCode: 'INTERNAL_ERROR',
         errorMessage: `The worker could not complete the task: ${err instanceof Error ? err.message : String(err)}`,

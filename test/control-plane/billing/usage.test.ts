@@ -19,7 +19,7 @@ describe('usage and balance of an account, read from Postgres', function () {
       ledgerReference: jobReference(admitted.job.id),
       attempt: {
         attemptId: admitted.attempt.id, succeeded: error === null, result: error ? 'timeout' : 'success', errorCode: error?.code ?? null,
-        errorMessage: error?.message ?? null, escalate: false, statusCode: error ? null : 200, fetchMs: 1, durationMs: 1, bytes: 1, workerId: 'test',
+        errorMessage: error?.message ?? null, escalate: false, statusCode: error ? null : 200, fetchMs: 1, durationMs: 1, bytes: 1, workerId: 'test', startedAt: null, deliveries: 1,
       },
       resultKey: error ? null : 'result',
       statusCode: error ? null : 200,

@@ -41,7 +41,7 @@ describe('the event outbox and its relay', function () {
     const admitted = await admitTestJob(services, caller);
     await settleJob(services.pool, admitted.job.id, {
       attemptId: admitted.attempt.id, succeeded: true, result: 'success', errorCode: null, errorMessage: null, escalate: false,
-      statusCode: 200, fetchMs: 5, durationMs: 7, bytes: 10, workerId: 'w',
+      statusCode: 200, fetchMs: 5, durationMs: 7, bytes: 10, workerId: 'w', startedAt: null, deliveries: 1,
     }, { resultKey: 'none', statusCode: 200 });
     const [event] = await eventsOf(caller.accountId);
     expect(event.type).to.equal('job.completed');
@@ -51,7 +51,7 @@ describe('the event outbox and its relay', function () {
     // Settling again changes nothing, and records nothing.
     await settleJob(services.pool, admitted.job.id, {
       attemptId: admitted.attempt.id, succeeded: true, result: 'success', errorCode: null, errorMessage: null, escalate: false,
-      statusCode: 200, fetchMs: 5, durationMs: 7, bytes: 10, workerId: 'w',
+      statusCode: 200, fetchMs: 5, durationMs: 7, bytes: 10, workerId: 'w', startedAt: null, deliveries: 1,
     }, { resultKey: 'none', statusCode: 200 });
     expect(await eventsOf(caller.accountId)).to.have.length(1);
   });
@@ -87,7 +87,7 @@ describe('the event outbox and its relay', function () {
     await services.redis.set(resultKey, Buffer.from(toBinary(ScrapeResultSchema, stored)), 'EX', 600);
     await settleJob(services.pool, admitted.job.id, {
       attemptId: admitted.attempt.id, succeeded: true, result: 'success', errorCode: null, errorMessage: null, escalate: false,
-      statusCode: 200, fetchMs: 5, durationMs: 7, bytes: 10, workerId: 'w',
+      statusCode: 200, fetchMs: 5, durationMs: 7, bytes: 10, workerId: 'w', startedAt: null, deliveries: 1,
     }, { resultKey, statusCode: 200 });
     // An event naming no job, and one naming a job id that is not a UUID: published without a result, never failing the batch.
     await recordEvent(services.pool, { accountId: caller.accountId, type: 'job.completed', payload: { job_id: 'not-a-uuid', status: 'succeeded' } });

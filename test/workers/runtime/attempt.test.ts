@@ -87,11 +87,18 @@ describe('runtime/the attempt template', function () {
     trace = { acquired: [], processed: [], admitted: [] };
   });
 
-  const handlerFor = (w: AttemptWork<'fetch', string>): PoolHandler<Task> =>
+  const handlerFor = (w: AttemptWork<'fetch', string>, startedReportDelayMs?: number): PoolHandler<Task> =>
     createAttemptHandler(
-      { pool: 'fetch-t1', report: createReporter(js, names, { pool: 'fetch-t1', workerId: 'w1' }), results: createResultStore(redis, { keys, ttlSeconds: 60 }), keys },
+      {
+        pool: 'fetch-t1',
+        report: createReporter(js, names, { pool: 'fetch-t1', workerId: 'w1' }),
+        results: createResultStore(redis, { keys, ttlSeconds: 60 }),
+        keys,
+        ...(startedReportDelayMs === undefined ? {} : { startedReportDelayMs }),
+      },
       w,
     );
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const run = async (handler: PoolHandler<Task>, task: Task, deliveryCount = 1) => handler.handle(handler.decode(toBinary(TaskSchema, task)), { deliveryCount });
   const reportsOf = async (attemptId: string, count: number) => {
     for (let i = 0; i < 100 && seen.filter((r) => r.attemptId === attemptId).length < count; i++) await new Promise((r) => setTimeout(r, 20));
@@ -102,16 +109,30 @@ describe('runtime/the attempt template', function () {
     return (await redis.exists(keys.attemptFinished(attemptId))) === 1;
   };
 
-  it('reports STARTED then FINISHED, stores the result under its key and marks the attempt finished', async () => {
+  it('reports an attempt that ends quickly once, FINISHED with the time it started, stores the result under its key and marks the attempt finished', async () => {
     const task = fetchTask();
+    const before = Date.now();
     await run(handlerFor(work(trace)), task);
-    const [started, finished] = await reportsOf(task.attempt!.attemptId, 2);
-    expect(started!.phase).to.equal(AttemptPhase.STARTED);
-    expect(finished!).to.include({ phase: AttemptPhase.FINISHED, ok: true, statusCode: 200, tier: '1', pool: 'fetch-t1', deliveryCount: 1 });
-    expect(finished!.resultKey).to.equal(keys.result(task.attempt!.jobId, task.attempt!.attemptId));
-    expect(await redis.get(finished!.resultKey)).to.equal('result of page of https://example.com/');
+    const after = Date.now();
+    await sleep(100);
+    const sent = await reportsOf(task.attempt!.attemptId, 1);
+    expect(sent.map((r) => r.phase)).to.deep.equal([AttemptPhase.FINISHED]);
+    const finished = sent[0]!;
+    expect(finished).to.include({ phase: AttemptPhase.FINISHED, ok: true, statusCode: 200, tier: '1', pool: 'fetch-t1', deliveryCount: 1 });
+    expect(Number(finished.startedUnixMs)).to.be.within(before, after);
+    expect(finished.resultKey).to.equal(keys.result(task.attempt!.jobId, task.attempt!.attemptId));
+    expect(await redis.get(finished.resultKey)).to.equal('result of page of https://example.com/');
     expect(await finishedMark(task.attempt!.attemptId)).to.equal(true);
     expect(trace.admitted).to.deep.equal(['yes']);
+  });
+
+  it('reports STARTED once an attempt has run past the delay, then FINISHED without a start time', async () => {
+    const task = fetchTask();
+    const slow = work(trace, { process: async (_task, input) => (await sleep(300), new TextEncoder().encode(`result of ${input}`)) });
+    await run(handlerFor(slow, 50), task, 2);
+    const [started, finished] = await reportsOf(task.attempt!.attemptId, 2);
+    expect(started!).to.include({ phase: AttemptPhase.STARTED, deliveryCount: 2 });
+    expect(finished!).to.include({ phase: AttemptPhase.FINISHED, ok: true, deliveryCount: 2, startedUnixMs: 0n });
   });
 
   it('skips a redelivered attempt whose report already went out, telling acquire not to go on', async () => {
@@ -127,7 +148,7 @@ describe('runtime/the attempt template', function () {
   it('refuses a payload the pool does not run with INTERNAL_ERROR, without acquiring', async () => {
     const task = fetchTask({ payload: { case: 'extract', value: create(ExtractTaskSchema, { sourceUrl: 'https://example.com/', inputKey: 'k', contentType: 'html' }) } });
     await run(handlerFor(work(trace)), task);
-    const finished = (await reportsOf(task.attempt!.attemptId, 2)).find((r) => r.phase === AttemptPhase.FINISHED)!;
+    const finished = (await reportsOf(task.attempt!.attemptId, 1)).find((r) => r.phase === AttemptPhase.FINISHED)!;
     expect(finished).to.include({ ok: false, errorCode: 'INTERNAL_ERROR' });
     expect(finished.errorMessage).to.contain('extract');
     expect(trace.acquired).to.deep.equal([]);
@@ -136,7 +157,7 @@ describe('runtime/the attempt template', function () {
   it('fails an attempt past its deadline with TIMEOUT, without acquiring', async () => {
     const task = fetchTask({ deadlineMs: Date.now() - 1 });
     await run(handlerFor(work(trace)), task);
-    const finished = (await reportsOf(task.attempt!.attemptId, 2)).find((r) => r.phase === AttemptPhase.FINISHED)!;
+    const finished = (await reportsOf(task.attempt!.attemptId, 1)).find((r) => r.phase === AttemptPhase.FINISHED)!;
     expect(finished).to.include({ ok: false, errorCode: 'TIMEOUT' });
     expect(trace.acquired).to.deep.equal([]);
   });
@@ -144,17 +165,17 @@ describe('runtime/the attempt template', function () {
   it('reports an AttemptFailure from acquire with its code and fields', async () => {
     const task = fetchTask();
     await run(handlerFor(work(trace, { acquire: async () => Promise.reject(new AttemptFailure('BLOCKED', 'The target refused this client (403)', { statusCode: 403, escalate: true })) })), task);
-    const finished = (await reportsOf(task.attempt!.attemptId, 2)).find((r) => r.phase === AttemptPhase.FINISHED)!;
+    const finished = (await reportsOf(task.attempt!.attemptId, 1)).find((r) => r.phase === AttemptPhase.FINISHED)!;
     expect(finished).to.include({ ok: false, errorCode: 'BLOCKED', statusCode: 403, escalate: true });
     expect(trace.processed).to.deep.equal([]);
   });
 
-  it('leaves any other acquire error to redelivery: nothing finished is reported or marked', async () => {
+  it('leaves any other acquire error to redelivery: nothing is reported or marked, and the STARTED report is called off', async () => {
     const task = fetchTask();
-    const err = await run(handlerFor(work(trace, { acquire: async () => Promise.reject(new Error('Redis went away')) })), task).catch((e: Error) => e);
+    const err = await run(handlerFor(work(trace, { acquire: async () => Promise.reject(new Error('Redis went away')) }), 50), task).catch((e: Error) => e);
     expect((err as Error).message).to.equal('Redis went away');
-    const sent = await reportsOf(task.attempt!.attemptId, 1);
-    expect(sent.map((r) => r.phase)).to.deep.equal([AttemptPhase.STARTED]);
+    await sleep(200);
+    expect(seen.filter((r) => r.attemptId === task.attempt!.attemptId)).to.deep.equal([]);
     expect(await redis.exists(keys.attemptFinished(task.attempt!.attemptId))).to.equal(0);
   });
 
@@ -163,8 +184,8 @@ describe('runtime/the attempt template', function () {
     await run(handlerFor(work(trace, { process: async () => Promise.reject(new TrawlError('UPSTREAM_ERROR', 'The LLM provider is unreachable')) })), typed);
     const plain = fetchTask();
     await run(handlerFor(work(trace, { process: async () => Promise.reject(new Error('bad markup')) })), plain);
-    const typedReport = (await reportsOf(typed.attempt!.attemptId, 2)).find((r) => r.phase === AttemptPhase.FINISHED)!;
-    const plainReport = (await reportsOf(plain.attempt!.attemptId, 2)).find((r) => r.phase === AttemptPhase.FINISHED)!;
+    const typedReport = (await reportsOf(typed.attempt!.attemptId, 1)).find((r) => r.phase === AttemptPhase.FINISHED)!;
+    const plainReport = (await reportsOf(plain.attempt!.attemptId, 1)).find((r) => r.phase === AttemptPhase.FINISHED)!;
     expect(typedReport).to.include({ ok: false, errorCode: 'UPSTREAM_ERROR', statusCode: 200 });
     expect(plainReport).to.include({ ok: false, errorCode: 'EXTRACTION_FAILED', errorMessage: 'bad markup' });
   });
