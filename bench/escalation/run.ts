@@ -81,7 +81,11 @@ const set: Array<{ kind: Kind; n: number }> = [];
 const counts: Record<Kind, number> = { static: Number(values.static), guarded: Number(values.guarded), js: Number(values.js) };
 const total = counts.static + counts.guarded + counts.js;
 for (let i = 0; i < total; i++) {
-  const kind = (['static', 'guarded', 'js'] as const).map((k) => [k, counts[k] - set.filter((p) => p.kind === k).length, counts[k]] as const).sort((a, b) => b[1] / b[2] - a[1] / a[2])[0]![0];
+  // The kind with the largest share of its pages still to place (a kind with none is never picked).
+  const kind = (['static', 'guarded', 'js'] as const)
+    .filter((k) => counts[k] > 0)
+    .map((k) => [k, counts[k] - set.filter((p) => p.kind === k).length, counts[k]] as const)
+    .sort((a, b) => b[1] / b[2] - a[1] / a[2])[0]![0];
   set.push({ kind, n: set.filter((p) => p.kind === kind).length });
 }
 
