@@ -7,6 +7,12 @@
 /** A sync request answers by this deadline or hands off with a 202 (SPEC 4.1). */
 export const SYNC_DEADLINE_MS = 85_000;
 
+/**
+ * How long an attempt runs before its worker reports STARTED (the job shows as running, job.started goes out); an
+ * attempt that ends sooner reports its start with its end (decision 0035).
+ */
+export const STARTED_REPORT_DELAY_MS = 1_000;
+
 /** An async job runs for 300 s by default and never more than 600 s (SPEC 8.4). */
 export const JOB_DEADLINE_DEFAULT_MS = 300_000;
 export const JOB_DEADLINE_MAX_MS = 600_000;

@@ -1,12 +1,13 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import { publicFailure } from '../../common/errors.js';
+import { STARTED_REPORT_DELAY_MS } from '../../common/limits.js';
 import type { RedisKeys } from '../../common/redis-keys.js';
 import { AttemptPhase, TaskSchema, type AttemptRef, type Task } from '../../proto/gen/trawl/v1/work_pb.js';
 import { AttemptFailure } from './attempt-failure.js';
 import type { PoolHandler, TaskContext } from './pool-runtime.js';
 import type { ReportExtra, Reporter } from './reporter.js';
 import type { ResultStore } from './result-store.js';
-import { scheduleStartReport, STARTED_REPORT_DELAY_MS, type StartReport } from './start-report.js';
+import { scheduleStartReport, type StartReport } from './start-report.js';
 
 type PayloadCase = NonNullable<Task['payload']['case']>;
 type PayloadOf<K extends PayloadCase> = Extract<Task['payload'], { case: K }>['value'];

@@ -1,10 +1,9 @@
-/**
- * How long an attempt runs before it reports STARTED. Most tier-1 attempts end sooner: they send one report,
- * FINISHED with the time they started, and the control plane records the start with the end in one statement
- * (docs/decisions/0035-one-report-for-a-quick-attempt.md). A longer attempt reports STARTED when this has passed,
- * so its job shows as running and job.started goes out while it works.
+/*
+ * Most tier-1 attempts end within STARTED_REPORT_DELAY_MS (common/limits.ts): they send one report, FINISHED with
+ * the time they started, and the control plane records the start with the end in one statement
+ * (docs/decisions/0035-one-report-for-a-quick-attempt.md). A longer attempt reports STARTED when the delay has
+ * passed, so its job shows as running and job.started goes out while it works.
  */
-export const STARTED_REPORT_DELAY_MS = 1_000;
 
 /** An attempt's STARTED report, sent only if the attempt is still running after a delay. */
 export interface StartReport {

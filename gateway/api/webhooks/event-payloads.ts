@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CRAWL_OUTPUT_EVENT } from '../../../common/event-types.js';
+import { STARTED_REPORT_DELAY_MS } from '../../../common/limits.js';
 import { CrawlPageResult, PageChangeEvent } from '../crawl/schemas.js';
 
 /**
@@ -142,7 +143,7 @@ export interface EventDoc {
 export const EVENT_DOCS: readonly EventDoc[] = [
   { type: 'job.completed', summary: 'A job succeeded', data: JobCompleted },
   { type: 'job.failed', summary: 'A job failed after all retries (its reservation refunded)', data: JobFailed },
-  { type: 'job.started', summary: 'A worker picked the job up (sent once its attempt has run for a second; a job that ends sooner has it recorded just before its end, dated when it started)', data: JobStarted },
+  { type: 'job.started', summary: `A worker picked the job up (sent once its attempt has run for ${STARTED_REPORT_DELAY_MS / 1000} s; a job that ends sooner has it recorded just before its end, dated when it started)`, data: JobStarted },
   { type: 'batch.completed', summary: 'The last job of a batch ended', data: BatchCompleted },
   { type: 'credits.low', summary: 'The balance fell below the low-credits threshold', data: Credits },
   { type: 'credits.exhausted', summary: 'The balance cannot pay for the cheapest request', data: Credits },
