@@ -294,7 +294,7 @@ const FINISH_ATTEMPT = `finished AS (
        UPDATE job_attempts SET status = $3::text, result = $4, error_code = $5, error_message = $6, escalate = $7,
               status_code = $8, credits_microcents = CASE WHEN $3::text = 'succeeded' THEN price_microcents ELSE 0 END,
               fetch_ms = $9, duration_ms = $10, bytes = $11, worker_id = $12, finished_at = now(),
-              started_at = coalesce(started_at, LEAST($13::timestamptz, now()), now()),
+              started_at = coalesce(started_at, GREATEST(LEAST($13::timestamptz, now()), created_at), now()),
               deliveries = GREATEST(deliveries, $14::integer)
        WHERE id = $2 AND job_id = $1 AND status NOT IN ('succeeded', 'failed') AND EXISTS (SELECT 1 FROM open_job)
        RETURNING id, tier, attempt_number, price_microcents, status, result, credits_microcents, duration_ms
@@ -302,12 +302,12 @@ const FINISH_ATTEMPT = `finished AS (
 
 /**
  * A job that had not started when an attempt that sent no STARTED report ended ($13: when the worker took it
- * up): it starts at that moment, kept between the job's creation and just before now, so its job.started
- * (QUICK_START_EVENT) comes before whatever ends the job in the same statement.
+ * up): it starts at that moment, kept before now (by a millisecond, so that its job.started comes before whatever
+ * ends the job in the same statement) and not before the job's creation.
  */
 const QUICK_START = `quick_start AS (
        SELECT id, account_id, url, current_tier, attempts, request_webhook,
-              LEAST(GREATEST($13::timestamptz, created_at), now() - interval '1 millisecond') AS started_at
+              GREATEST(LEAST($13::timestamptz, now() - interval '1 millisecond'), created_at) AS started_at
        FROM open_job WHERE status = 'pending' AND $13::timestamptz IS NOT NULL AND EXISTS (SELECT 1 FROM finished)
      ), ${startedJobEventCte('quick_start_event', 'quick_start', { atStart: true })}`;
 
