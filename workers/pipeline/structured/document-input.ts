@@ -1,5 +1,6 @@
 import { parseDocument } from 'htmlparser2';
 import { Element, Text, type ChildNode, type Document, type ParentNode } from 'domhandler';
+import { RunSkippingTokenizer } from '../../html/run-skipping-tokenizer.js';
 
 /** Callers may parse once and hand over the tree; a string is parsed here. */
 export type HtmlInput = string | Document;
@@ -15,7 +16,8 @@ export const MAX_ELEMENT_DEPTH = 256;
 const KEPT_LEAVES = new Set(['img', 'br', 'hr']);
 
 export function toDocument(input: HtmlInput): Document {
-  const document = typeof input === 'string' ? parseDocument(input) : input;
+  // The run-skipping tokenizer gives the stock one's events (run-skipping-tokenizer.ts), faster.
+  const document = typeof input === 'string' ? parseDocument(input, { Tokenizer: RunSkippingTokenizer }) : input;
   limitDepth(document, MAX_ELEMENT_DEPTH);
   return document;
 }
