@@ -3,7 +3,7 @@ import { withTransaction } from '../../../control-plane/billing/ledger.js';
 import { renderEventBody } from '../../../control-plane/events/event-body.js';
 import { create, fromJson, toBinary } from '@bufbuild/protobuf';
 import { ValueSchema } from '@bufbuild/protobuf/wkt';
-import { relayOnce, startOutboxRelay, storedResultLoader } from '../../../control-plane/events/outbox-relay.js';
+import { RELAY_PASS_INTERVAL_MS, relayOnce, startOutboxRelay, storedResultLoader } from '../../../control-plane/events/outbox-relay.js';
 import { ScrapeResultSchema } from '../../../proto/gen/trawl/v1/scrape_pb.js';
 import { recordEvent } from '../../../control-plane/events/record-event.js';
 import { settleJob } from '../../../control-plane/jobs/lifecycle.js';
@@ -122,6 +122,35 @@ describe('the event outbox and its relay', function () {
       };
       expect(await eventually(published, 20_000, 'every event published')).to.equal(1_106);
       await eventually(async () => (deliveriesCreated > 0 ? true : undefined), 5_000, 'the dispatcher woken for the new delivery');
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('under a steady stream of commits, takes the events of several in each pass, a pass at most every interval', async () => {
+    const caller = await createTestCaller(services, 1_000_000);
+    const relay = await startOutboxRelay({ ...services, log, deliveriesCreated: () => undefined });
+    const commits = 60;
+    const started = Date.now();
+    try {
+      // One commit (and one notification) every 10 ms or so, as jobs ending one after another record their events.
+      for (let i = 0; i < commits; i++) {
+        await recordEvent(services.pool, { accountId: caller.accountId, type: 'monitor.checked', payload: { monitor_id: `stream-${i}` } });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const passes = async () => {
+        const { rows } = await services.pool.query<{ pending: number; passes: number }>(
+          `SELECT count(*) FILTER (WHERE published_at IS NULL)::int AS pending, count(DISTINCT published_at)::int AS passes
+           FROM event_outbox WHERE account_id = $1`,
+          [caller.accountId],
+        );
+        return rows[0]!.pending === 0 ? rows[0]!.passes : undefined;
+      };
+      // Each pass marks its events in one transaction, so they share its published_at.
+      const taken = await eventually(passes, 10_000, 'every event published');
+      const elapsed = Date.now() - started;
+      expect(taken).to.be.at.most(Math.ceil(elapsed / RELAY_PASS_INTERVAL_MS) + 1);
+      expect(taken).to.be.lessThan(commits / 3);
     } finally {
       await relay.stop();
     }
