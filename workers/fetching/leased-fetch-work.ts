@@ -4,7 +4,7 @@ import type { FetchTask } from '../../proto/gen/trawl/v1/work_pb.js';
 import { DEFAULT_OCR_LANGUAGE, ocrTextToHtml, type OcrEngine } from '../document/ocr.js';
 import { pipelineInput, type ContentPipeline } from '../pipeline/content-pipeline.js';
 import { AttemptFailure } from '../runtime/attempt-failure.js';
-import type { AttemptWork } from '../runtime/attempt.js';
+import type { AttemptScope, AttemptWork } from '../runtime/attempt.js';
 import type { DomainLease } from '../runtime/domain-lease.js';
 import { decodeTextPieces } from './charset.js';
 import type { DocumentText } from '../html/document-text.js';
@@ -96,13 +96,52 @@ function refusedByMode(mode: string, kind: DocumentKind, contentType: string): s
   return null;
 }
 
+/** A fetched document for the pipeline; an HTML page's conversion already under way (started while its checks ran). */
+export type FetchedInput = FetchedPage & { document: DocumentKind; converting?: Promise<Uint8Array> };
+
 /**
  * What every fetch tier does: the page fetched (by the tier's own client)
- * while holding a slot of its domain, classified, then the content pipeline
+ * while holding a slot of its domain, classified, and the content pipeline
  * (a PDF read into HTML on the pipeline's thread, an image read by OCR first).
+ * An HTML page's conversion runs on its thread while the page's checks run
+ * on the event loop, so a sync scrape waits for the longer of the two, not
+ * for both.
  */
-export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', FetchedPage & { document: DocumentKind }> {
+export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', FetchedInput> {
   const pickPremium = createPremiumRotation();
+  /** The content pipeline on a fetched document (a PDF read into HTML on the pipeline's thread, an image read by OCR first). */
+  async function convert(task: FetchTask, page: FetchedPage & { document: DocumentKind }, scope: AttemptScope): Promise<Uint8Array> {
+    let document = { bytes: page.body as Uint8Array, charset: page.charset, contentType: page.document === 'pdf' ? PDF_MIME : page.contentType };
+    let onlyMainContent = task.pipeline?.onlyMainContent ?? false;
+    if (page.document === 'image') {
+      if (!deps.ocr) throw new TrawlError('UNSUPPORTED_CONTENT_TYPE', 'Images are read by OCR on the document pool (mode ocr)');
+      const budget = Math.min(deps.ocr.budgetMs, scope.deadlineMs - Date.now());
+      const text = await deps.ocr.engine.read(page.body, { languages: task.ocrLanguage || DEFAULT_OCR_LANGUAGE, timeoutMs: Math.max(1, budget) });
+      document = { bytes: Buffer.from(ocrTextToHtml(text, ''), 'utf8'), charset: 'utf-8', contentType: 'text/html' };
+      // An image's text is all content: there is no page furniture to leave out.
+      onlyMainContent = false;
+    }
+    return deps.pipeline.process(
+      {
+        bytes: document.bytes,
+        charset: document.charset,
+        input: { ...pipelineInput(task.pipeline), onlyMainContent, contentType: document.contentType, url: page.finalUrl, endpoint: 'scrape' },
+        source: {
+          url: task.url,
+          finalUrl: page.finalUrl,
+          statusCode: page.statusCode,
+          headers: page.headers,
+          responseTimeMs: page.timings.totalMs,
+          sizeBytes: page.bytes,
+          includeRawHtml: task.includeRawHtml,
+          contentAsFormats: false,
+          screenshotUrl: page.screenshotUrl,
+          pdfUrl: page.pdfUrl,
+        },
+      },
+      { deadlineMs: scope.deadlineMs },
+    );
+  }
   return {
     payload: 'fetch',
     processFailureCode: 'EXTRACTION_FAILED',
@@ -193,42 +232,19 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       const refused = refusedByMode(task.mode, kind, outcome.contentType);
       if (refused) throw new AttemptFailure('UNSUPPORTED_CONTENT_TYPE', refused, report);
       const head = pageHead(outcome);
+      const page = { ...outcome, document: kind };
+      // An HTML page's conversion starts now, on a pipeline thread, while its walls and shell are checked here on
+      // the event loop (from its head, decoded above: the body moves to the thread). A page that turns out walled
+      // drops the result; the thread's work on it is the only cost.
+      const processStartedMs = Date.now();
+      const converting = head !== null && kind === 'text' ? convert(task, page, scope) : undefined;
+      converting?.catch(() => undefined);
       const wall = wallOf(outcome, head, task.url);
       if (wall) throw new AttemptFailure(wall.code, wall.message, { ...report, escalate: wall.escalate, classification: wall.classification ?? '' });
-      return { input: { ...outcome, document: kind }, report: { ...report, classification: classifyPage(outcome, deps.detectShells, head) } };
+      const classified = { ...report, classification: classifyPage(outcome, deps.detectShells, head) };
+      return converting ? { input: { ...page, converting }, report: classified, processStartedMs } : { input: page, report: classified };
     },
 
-    async process(task, page, scope) {
-      let document = { bytes: page.body as Uint8Array, charset: page.charset, contentType: page.document === 'pdf' ? PDF_MIME : page.contentType };
-      let onlyMainContent = task.pipeline?.onlyMainContent ?? false;
-      if (page.document === 'image') {
-        if (!deps.ocr) throw new TrawlError('UNSUPPORTED_CONTENT_TYPE', 'Images are read by OCR on the document pool (mode ocr)');
-        const budget = Math.min(deps.ocr.budgetMs, scope.deadlineMs - Date.now());
-        const text = await deps.ocr.engine.read(page.body, { languages: task.ocrLanguage || DEFAULT_OCR_LANGUAGE, timeoutMs: Math.max(1, budget) });
-        document = { bytes: Buffer.from(ocrTextToHtml(text, ''), 'utf8'), charset: 'utf-8', contentType: 'text/html' };
-        // An image's text is all content: there is no page furniture to leave out.
-        onlyMainContent = false;
-      }
-      return deps.pipeline.process(
-        {
-          bytes: document.bytes,
-          charset: document.charset,
-          input: { ...pipelineInput(task.pipeline), onlyMainContent, contentType: document.contentType, url: page.finalUrl, endpoint: 'scrape' },
-          source: {
-            url: task.url,
-            finalUrl: page.finalUrl,
-            statusCode: page.statusCode,
-            headers: page.headers,
-            responseTimeMs: page.timings.totalMs,
-            sizeBytes: page.bytes,
-            includeRawHtml: task.includeRawHtml,
-            contentAsFormats: false,
-            screenshotUrl: page.screenshotUrl,
-            pdfUrl: page.pdfUrl,
-          },
-        },
-        { deadlineMs: scope.deadlineMs },
-      );
-    },
+    process: (task, page, scope) => page.converting ?? convert(task, page, scope),
   };
 }

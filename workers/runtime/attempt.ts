@@ -31,6 +31,11 @@ export interface AttemptScope {
 export interface Acquired<I> {
   input: I;
   report: ReportExtra;
+  /**
+   * When processing already began during acquire (Date.now()), for work that
+   * starts it while acquire's last checks run; its time then counts from here.
+   */
+  processStartedMs?: number;
 }
 
 /**
@@ -139,7 +144,7 @@ export function createAttemptHandler<K extends PayloadCase, I>(deps: AttemptDeps
           throw err;
         }
 
-        const processStarted = Date.now();
+        const processStarted = acquired.processStartedMs ?? Date.now();
         let result: Uint8Array;
         try {
           result = await work.process(payload, acquired.input, scope);
