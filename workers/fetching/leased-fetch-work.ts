@@ -237,7 +237,7 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
       // the event loop (from its head, decoded above: the body moves to the thread). A page that turns out walled
       // drops the result; the thread's work on it is the only cost.
       const processStartedMs = Date.now();
-      const converting = head !== null && kind === 'text' ? convert(task, page, scope) : undefined;
+      const converting = head !== null ? convert(task, page, scope) : undefined;
       converting?.catch(() => undefined);
       const wall = wallOf(outcome, head, task.url);
       if (wall) throw new AttemptFailure(wall.code, wall.message, { ...report, escalate: wall.escalate, classification: wall.classification ?? '' });
