@@ -10,6 +10,7 @@ import { JobErrorSchema, JobSchema, ScrapeResultSchema, type Job, type ScrapeRes
 import type { EndedJob } from './job-signals.js';
 import { loadJobRecord, type Db, type JobRecord } from './job-store.js';
 import { isUuid } from '../../common/ids.js';
+import { isEndedJob } from '../../common/job-status.js';
 
 export interface JobLoaderDeps {
   pool: Db;
@@ -19,9 +20,6 @@ export interface JobLoaderDeps {
   /** Ended jobs whose records are kept in memory. */
   cachedJobs?: number;
 }
-
-/** A job in one of these never changes again. */
-const ENDED: ReadonlySet<string> = new Set(['succeeded', 'failed', 'rejected']);
 
 /** A job record with its stored result (a serialized ScrapeResult) and the account's balance. */
 export interface LoadedJob {
@@ -53,7 +51,7 @@ export function createJobLoader(deps: JobLoaderDeps): JobLoader {
   const limit = deps.cachedJobs ?? 10_000;
   const endedJobs = new Map<string, JobRecord>();
   const remember = (record: JobRecord) => {
-    if (!ENDED.has(record.status) || endedJobs.has(record.id)) return;
+    if (!isEndedJob(record.status) || endedJobs.has(record.id)) return;
     if (endedJobs.size >= limit) endedJobs.delete(endedJobs.keys().next().value!);
     endedJobs.set(record.id, record);
   };
@@ -166,7 +164,7 @@ const endedViews = new WeakMap<JobRecord, Uint8Array>();
  */
 export function jobViewField(loaded: LoadedJob, no: number): UnknownField {
   const record = loaded.record;
-  const ended = ENDED.has(record.status);
+  const ended = isEndedJob(record.status);
   let view = ended ? endedViews.get(record) : undefined;
   if (!view) {
     view = toBinary(JobSchema, jobView({ ...loaded, storedResult: undefined }, { binary: true }));

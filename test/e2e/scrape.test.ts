@@ -137,6 +137,10 @@ describe('POST /api/v1/scrape (tier 1, end to end)', function () {
       const res = await api.post('/api/v1/scrape', { url: `${site.url}/article`, sync: false, formats: ['markdown'] });
       const job = await pollJob(api, res.body.poll_url, 20_000);
       expect(job.status).to.equal('succeeded');
+      // Read again: the same answer, rendered once in the gateway (job-bodies.ts) and reused.
+      const again = await api.get(res.body.poll_url);
+      expect(again.status).to.equal(200);
+      expect(again.body).to.deep.equal(job);
       const stored = await stack.redis.keys(`*result:${res.body.job_id}:*`);
       expect(stored).to.have.length(1);
       await stack.redis.del(stored[0]!);
@@ -149,6 +153,8 @@ describe('POST /api/v1/scrape (tier 1, end to end)', function () {
     it("does not show one account's job to another", async () => {
       const api = apiClient(stack.baseUrl, account.key);
       const res = await api.post('/api/v1/scrape', { url: `${site.url}/article`, sync: false });
+      // Ended and read by its owner first, so that the gateway keeps its body.
+      expect((await pollJob(api, res.body.poll_url, 20_000)).status).to.equal('succeeded');
       const other = await createTestAccount(stack, 1_000);
       const peek = await apiClient(stack.baseUrl, other.key).get(res.body.poll_url);
       expect(peek.status).to.equal(404);

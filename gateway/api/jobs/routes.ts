@@ -1,10 +1,15 @@
 import type { ControlPlane } from '../../control-plane-client.js';
 import { callOptions } from '../../http/call-options.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { createJobBodies } from './job-bodies.js';
 import { presentJob } from './presenters.js';
 import { JobIdParam, JobRecord } from './schemas.js';
 
+/** What the rendered bodies of ended jobs may take of a gateway's memory, with their wire forms (job-bodies.ts). */
+const JOB_BODIES_MAX_BYTES = 32 * 1024 * 1024;
+
 export function jobRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
+  const bodies = createJobBodies({ maxBytes: JOB_BODIES_MAX_BYTES, render: (job) => JSON.stringify(presentJob(job)) });
   return [
     defineRoute({
       method: 'GET',
@@ -18,8 +23,9 @@ export function jobRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       errors: { 404: "NOT_FOUND (unknown job, or another account's)" },
       handler: async ({ ctx, params }) => {
         ctx.state.trawl.jobId = params.job_id;
-        const { job } = await deps.controlPlane.scrape.getJob({ jobId: params.job_id }, callOptions(ctx, 10_000));
-        ctx.body = presentJob(job!);
+        const { job } = await deps.controlPlane.getJobWire({ jobId: params.job_id }, callOptions(ctx, 10_000));
+        ctx.type = 'application/json';
+        ctx.body = bodies.body(params.job_id, job);
       },
     }),
   ];

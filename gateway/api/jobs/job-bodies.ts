@@ -1,0 +1,71 @@
+import { fromBinary } from '@bufbuild/protobuf';
+import { isEndedJob } from '../../../common/job-status.js';
+import { JobSchema, type Job } from '../../../proto/gen/trawl/v1/scrape_pb.js';
+
+/**
+ * The JSON bodies of ended jobs, rendered once. Clients poll a job until it
+ * ends and then read it again and again; rendering an answer (decoding the
+ * job and its result from protobuf, the result's content and metadata into
+ * JSON, the whole into a string) was the largest part of the gateway's CPU
+ * for `GET /api/v1/jobs/{id}` (docs/benchmarks.md).
+ *
+ * Nothing here decides what a caller sees: the control plane is still asked
+ * for every request (it authenticates the caller, counts the rate limits,
+ * hides another account's job and answers RESULT_UNAVAILABLE once a result
+ * has expired). What is kept is the rendering of its answer: a body is a
+ * function of the job's wire bytes alone, and it is reused only when the
+ * control plane answers with the same bytes it was rendered from. Only ended
+ * jobs are kept (a running job's answer changes from one poll to the next),
+ * the least recently read going first once the bodies and their wire forms
+ * pass `maxBytes`.
+ */
+export interface JobBodies {
+  /** The JSON body for a job in wire form (GetJobResponseWire.job). */
+  body(jobId: string, wire: Uint8Array): string;
+  /** How many bodies are kept, and their size with their wire forms. */
+  readonly size: { entries: number; bytes: number };
+}
+
+interface Kept {
+  wire: Buffer;
+  body: string;
+}
+
+const sizeOf = (kept: Kept) => kept.wire.byteLength + kept.body.length;
+
+export function createJobBodies(opts: { maxBytes: number; render(job: Job): string }): JobBodies {
+  const kept = new Map<string, Kept>();
+  let bytes = 0;
+  const forget = (jobId: string, entry: Kept) => {
+    kept.delete(jobId);
+    bytes -= sizeOf(entry);
+  };
+  return {
+    body(jobId, wire) {
+      const known = kept.get(jobId);
+      if (known?.wire.equals(wire)) {
+        // Read again: to the back of the eviction order.
+        kept.delete(jobId);
+        kept.set(jobId, known);
+        return known.body;
+      }
+      if (known) forget(jobId, known);
+      const job = fromBinary(JobSchema, wire);
+      const body = opts.render(job);
+      if (!isEndedJob(job.status)) return body;
+      // A copy: the answer's bytes may be a view of a larger network buffer.
+      const entry: Kept = { wire: Buffer.from(wire), body };
+      if (sizeOf(entry) > opts.maxBytes) return body;
+      kept.set(jobId, entry);
+      bytes += sizeOf(entry);
+      for (const [id, oldest] of kept) {
+        if (bytes <= opts.maxBytes) break;
+        forget(id, oldest);
+      }
+      return body;
+    },
+    get size() {
+      return { entries: kept.size, bytes };
+    },
+  };
+}
