@@ -1,4 +1,5 @@
 import { fromBinary } from '@bufbuild/protobuf';
+import { LRUCache } from 'lru-cache';
 import { isEndedJob } from '../../../common/job-status.js';
 import { JobSchema, type Job } from '../../../proto/gen/trawl/v1/scrape_pb.js';
 
@@ -31,41 +32,21 @@ interface Kept {
   body: string;
 }
 
-const sizeOf = (kept: Kept) => kept.wire.byteLength + kept.body.length;
-
 export function createJobBodies(opts: { maxBytes: number; render(job: Job): string }): JobBodies {
-  const kept = new Map<string, Kept>();
-  let bytes = 0;
-  const forget = (jobId: string, entry: Kept) => {
-    kept.delete(jobId);
-    bytes -= sizeOf(entry);
-  };
+  const kept = new LRUCache<string, Kept>({ maxSize: opts.maxBytes, sizeCalculation: (entry) => entry.wire.byteLength + entry.body.length });
   return {
     body(jobId, wire) {
       const known = kept.get(jobId);
-      if (known?.wire.equals(wire)) {
-        // Read again: to the back of the eviction order.
-        kept.delete(jobId);
-        kept.set(jobId, known);
-        return known.body;
-      }
-      if (known) forget(jobId, known);
+      if (known?.wire.equals(wire)) return known.body;
       const job = fromBinary(JobSchema, wire);
       const body = opts.render(job);
-      if (!isEndedJob(job.status)) return body;
-      // A copy: the answer's bytes may be a view of a larger network buffer.
-      const entry: Kept = { wire: Buffer.from(wire), body };
-      if (sizeOf(entry) > opts.maxBytes) return body;
-      kept.set(jobId, entry);
-      bytes += sizeOf(entry);
-      for (const [id, oldest] of kept) {
-        if (bytes <= opts.maxBytes) break;
-        forget(id, oldest);
-      }
+      // A copy of the bytes: the answer's may be a view of a larger network buffer. An entry larger than the whole is not kept.
+      if (isEndedJob(job.status)) kept.set(jobId, { wire: Buffer.from(wire), body });
+      else if (known) kept.delete(jobId);
       return body;
     },
     get size() {
-      return { entries: kept.size, bytes };
+      return { entries: kept.size, bytes: kept.calculatedSize };
     },
   };
 }
