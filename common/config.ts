@@ -21,6 +21,8 @@ export interface TrawlConfig {
   gatewayPort: number;
   /** Gateway processes sharing its port (TRAWL_GATEWAY_PROCESSES, default 1): one per core the gateway may use. */
   gatewayProcesses: number;
+  /** Memory each gateway process gives to the rendered answers of ended jobs (TRAWL_GATEWAY_JOB_BODIES_MB, default 32; 0: none kept). */
+  gatewayJobBodiesBytes: number;
   publicBaseUrl: string;
   /** Proxies (IPs or CIDRs) whose X-Forwarded-For the gateway believes; empty: the peer address is the client. */
   trustedProxies: string[];
@@ -238,6 +240,7 @@ export function loadConfig(env: Env = process.env): TrawlConfig {
     gatewayHost,
     gatewayPort,
     gatewayProcesses: Math.min(64, Math.max(1, int(env, 'TRAWL_GATEWAY_PROCESSES', 1))),
+    gatewayJobBodiesBytes: Math.max(0, int(env, 'TRAWL_GATEWAY_JOB_BODIES_MB', 32)) * 1024 * 1024,
     publicBaseUrl: env.TRAWL_PUBLIC_BASE_URL ?? `http://${gatewayHost}:${gatewayPort}`,
     trustedProxies: list(env, 'TRAWL_TRUSTED_PROXIES', []),
     controlPlaneHost,

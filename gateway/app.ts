@@ -16,6 +16,8 @@ export interface GatewayDeps {
   publicBaseUrl: string;
   /** Proxies whose X-Forwarded-For is believed (TRAWL_TRUSTED_PROXIES). */
   trustedProxies: readonly string[];
+  /** Memory for the rendered answers of ended jobs (gateway/api/jobs/job-bodies.ts); absent: none kept. */
+  jobBodiesBytes?: number;
   /** Per-address limits of SPEC 8.2 (a route's `ipLimits`); absent: not enforced. */
   ipLimiter?: IpLimiter;
 }

@@ -28,6 +28,7 @@ if (cluster.isPrimary && config.gatewayProcesses > 1) {
       log,
       publicBaseUrl: config.publicBaseUrl,
       trustedProxies: config.trustedProxies,
+      jobBodiesBytes: config.gatewayJobBodiesBytes,
       ...(redis ? { ipLimiter: createIpLimiter(redis, keys) } : {}),
     });
     const server = app.listen(config.gatewayPort, config.gatewayHost, () => {

@@ -23,6 +23,8 @@ import { API_TAGS } from './tags.js';
 export interface RouteDeps {
   controlPlane: ControlPlane;
   publicBaseUrl: string;
+  /** Memory for the rendered answers of ended jobs (jobs/job-bodies.ts); absent: none kept. */
+  jobBodiesBytes?: number;
 }
 
 /** Every documented route, grouped by area. */

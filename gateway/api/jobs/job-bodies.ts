@@ -18,7 +18,7 @@ import { JobSchema, type Job } from '../../../proto/gen/trawl/v1/scrape_pb.js';
  * control plane answers with the same bytes it was rendered from. Only ended
  * jobs are kept (a running job's answer changes from one poll to the next),
  * the least recently read going first once the bodies and their wire forms
- * pass `maxBytes`.
+ * pass `maxBytes` (none with 0).
  */
 export interface JobBodies {
   /** The JSON body for a job in wire form (GetJobResponseWire.job). */
@@ -33,13 +33,17 @@ interface Kept {
 }
 
 export function createJobBodies(opts: { maxBytes: number; render(job: Job): string }): JobBodies {
+  const render = (wire: Uint8Array) => {
+    const job = fromBinary(JobSchema, wire);
+    return { job, body: opts.render(job) };
+  };
+  if (opts.maxBytes <= 0) return { body: (_jobId, wire) => render(wire).body, size: { entries: 0, bytes: 0 } };
   const kept = new LRUCache<string, Kept>({ maxSize: opts.maxBytes, sizeCalculation: (entry) => entry.wire.byteLength + entry.body.length });
   return {
     body(jobId, wire) {
       const known = kept.get(jobId);
       if (known?.wire.equals(wire)) return known.body;
-      const job = fromBinary(JobSchema, wire);
-      const body = opts.render(job);
+      const { job, body } = render(wire);
       // A copy of the bytes: the answer's may be a view of a larger network buffer. An entry larger than the whole is not kept.
       if (isEndedJob(job.status)) kept.set(jobId, { wire: Buffer.from(wire), body });
       else if (known) kept.delete(jobId);

@@ -5,11 +5,8 @@ import { createJobBodies } from './job-bodies.js';
 import { presentJob } from './presenters.js';
 import { JobIdParam, JobRecord } from './schemas.js';
 
-/** What the rendered bodies of ended jobs may take of a gateway's memory, with their wire forms (job-bodies.ts). */
-const JOB_BODIES_MAX_BYTES = 32 * 1024 * 1024;
-
-export function jobRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
-  const bodies = createJobBodies({ maxBytes: JOB_BODIES_MAX_BYTES, render: (job) => JSON.stringify(presentJob(job)) });
+export function jobRoutes(deps: { controlPlane: ControlPlane; jobBodiesBytes?: number }): AnyRoute[] {
+  const bodies = createJobBodies({ maxBytes: deps.jobBodiesBytes ?? 0, render: (job) => JSON.stringify(presentJob(job)) });
   return [
     defineRoute({
       method: 'GET',

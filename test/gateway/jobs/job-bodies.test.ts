@@ -93,4 +93,12 @@ describe('gateway job bodies', () => {
     expect(JSON.parse(body).result.content).to.equal('y'.repeat(500));
     expect(bodies.size.entries).to.equal(0);
   });
+
+  it('keeps nothing when given no memory, rendering every answer', () => {
+    const { bodies, rendered } = counted(0);
+    const first = bodies.body(JOB_A, wire(JOB_A, 'succeeded'));
+    expect(bodies.body(JOB_A, wire(JOB_A, 'succeeded'))).to.equal(first);
+    expect(rendered).to.deep.equal([JOB_A, JOB_A]);
+    expect(bodies.size).to.deep.equal({ entries: 0, bytes: 0 });
+  });
 });
