@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { expect } from 'chai';
 import { bootIsolatedStack, type IsolatedStack } from '../../deploy/local/isolated-stack.js';
 
@@ -23,6 +23,42 @@ function gatewayProcesses(port: number): { primary: number[]; workers: number[] 
   return { primary: found.filter((p) => !pids.has(p.ppid)).map((p) => p.pid), workers: found.filter((p) => pids.has(p.ppid)).map((p) => p.pid) };
 }
 
+/** The inodes of the sockets listening on `port` (IPv4 and IPv6), from /proc/net. */
+function listeningSockets(port: number): Set<string> {
+  const inodes = new Set<string>();
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(table)) continue;
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex; st 0A is LISTEN; the inode is the tenth field.
+      if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A' && fields[9]) inodes.add(fields[9]);
+    }
+  }
+  return inodes;
+}
+
+/**
+ * Whether a process holds one of the port's listening sockets. A gateway
+ * process is handed the shared socket when it starts listening: until then
+ * the supervising process closes the socket if the only other holder dies,
+ * as Node's cluster does.
+ */
+function holdsListeningSocket(pid: number, port: number): boolean {
+  const inodes = listeningSockets(port);
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? '');
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
 describe('several gateway processes on one port (TRAWL_GATEWAY_PROCESSES)', function () {
   this.timeout(300_000);
   let stack: IsolatedStack;
@@ -44,6 +80,10 @@ describe('several gateway processes on one port (TRAWL_GATEWAY_PROCESSES)', func
     const started = gatewayProcesses(port);
     expect(started.primary).to.have.length(1);
     expect(started.workers).to.have.length(2);
+    // Both listening: a process still starting has not been handed the shared socket yet.
+    const listening = Date.now() + 60_000;
+    while (!started.workers.every((pid) => holdsListeningSocket(pid, port)) && Date.now() < listening) await sleep(100);
+    expect(started.workers.map((pid) => holdsListeningSocket(pid, port)), 'both processes listening').to.deep.equal([true, true]);
     for (let i = 0; i < 10; i++) expect(await live()).to.equal(200);
 
     process.kill(started.workers[0]!, 'SIGKILL');
