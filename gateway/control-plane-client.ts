@@ -1,4 +1,4 @@
-import { createClient, type CallOptions, type Client } from '@connectrpc/connect';
+import { createClient, type Client } from '@connectrpc/connect';
 import { BillingService } from '../proto/gen/trawl/v1/account_billing_pb.js';
 import { AccountService } from '../proto/gen/trawl/v1/accounts_pb.js';
 import { ApiKeyService } from '../proto/gen/trawl/v1/api_keys_pb.js';
@@ -9,7 +9,7 @@ import { HealthService } from '../proto/gen/trawl/v1/health_pb.js';
 import { MapService } from '../proto/gen/trawl/v1/map_pb.js';
 import { WebhookService } from '../proto/gen/trawl/v1/webhooks_pb.js';
 import { OAuthService } from '../proto/gen/trawl/v1/oauth_pb.js';
-import { GetJobResponseWireSchema, ScrapeService, type GetJobRequest, type GetJobResponseWire } from '../proto/gen/trawl/v1/scrape_pb.js';
+import { GetJobResponseWireSchema, ScrapeService } from '../proto/gen/trawl/v1/scrape_pb.js';
 import { SessionService } from '../proto/gen/trawl/v1/sessions_pb.js';
 import { createControlPlaneTransport } from './control-plane-transport.js';
 
@@ -26,12 +26,13 @@ export interface ControlPlane {
   apiKeys: Client<typeof ApiKeyService>;
   sessions: Client<typeof SessionService>;
   artifacts: Client<typeof ArtifactService>;
-  /** ScrapeService.GetJob with the job left in wire form (GetJobResponseWire), for a caller that renders it itself. */
-  getJobWire(input: Pick<GetJobRequest, 'jobId'>, options: CallOptions): Promise<GetJobResponseWire>;
+  /** ScrapeService's GetJob with the job left in wire form (GetJobResponseWire), for a caller that renders it itself. */
+  scrapeWire: Client<typeof ScrapeServiceWire>;
 }
 
 /** GetJob, its answer read as GetJobResponseWire: the same call and the same bytes on the wire. */
 const GET_JOB_WIRE = { ...ScrapeService.method.getJob, output: GetJobResponseWireSchema };
+const ScrapeServiceWire = { ...ScrapeService, methods: [GET_JOB_WIRE], method: { getJob: GET_JOB_WIRE } };
 
 /**
  * One HTTP/2 session to the control plane, multiplexing every call, in the
@@ -58,11 +59,6 @@ export function createControlPlaneClient(baseUrl: string): ControlPlane {
     apiKeys: createClient(ApiKeyService, transport),
     sessions: createClient(SessionService, transport),
     artifacts: createClient(ArtifactService, transport),
-    async getJobWire(input, options) {
-      const answer = await transport.unary(GET_JOB_WIRE, options.signal, options.timeoutMs, options.headers, input, options.contextValues);
-      options.onHeader?.(answer.header);
-      options.onTrailer?.(answer.trailer);
-      return answer.message;
-    },
+    scrapeWire: createClient(ScrapeServiceWire, transport),
   };
 }

@@ -102,10 +102,9 @@ export type FetchedInput = FetchedPage & { document: DocumentKind; converting?: 
 /**
  * What every fetch tier does: the page fetched (by the tier's own client)
  * while holding a slot of its domain, classified, and the content pipeline
- * (a PDF read into HTML on the pipeline's thread, an image read by OCR first).
- * An HTML page's conversion runs on its thread while the page's checks run
- * on the event loop, so a sync scrape waits for the longer of the two, not
- * for both.
+ * (convert). An HTML page's conversion runs on its thread while the page's
+ * checks run on the event loop, so a sync scrape waits for the longer of the
+ * two, not for both.
  */
 export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', FetchedInput> {
   const pickPremium = createPremiumRotation();

@@ -20,7 +20,7 @@ export function jobRoutes(deps: { controlPlane: ControlPlane; jobBodiesBytes?: n
       errors: { 404: "NOT_FOUND (unknown job, or another account's)" },
       handler: async ({ ctx, params }) => {
         ctx.state.trawl.jobId = params.job_id;
-        const { job } = await deps.controlPlane.getJobWire({ jobId: params.job_id }, callOptions(ctx, 10_000));
+        const { job } = await deps.controlPlane.scrapeWire.getJob({ jobId: params.job_id }, callOptions(ctx, 10_000));
         ctx.type = 'application/json';
         ctx.body = bodies.body(params.job_id, job);
       },
