@@ -39,6 +39,21 @@ export interface RunningPool {
 
 /** How long one pull stays open waiting for tasks before the next is sent; also how long a drain may wait for it. */
 const PULL_EXPIRES_MS = 1_000;
+/** The wait between pulls that keep failing (a server or consumer that is not there). */
+const PULL_RETRY_MS = 500;
+
+/**
+ * How long the pool waits before it pulls again after `failures` pulls in a
+ * row ended in an error. A single failure is followed at once: under load the
+ * end of a pull the server expired can go missing, and the client ends that
+ * pull itself, with an error, once two heartbeats are missed (docs/benchmarks.md,
+ * "Automatic escalation"); by then tasks have waited a second, and must not
+ * wait longer. A second failure in a row is a server or consumer that is not
+ * there, retried every PULL_RETRY_MS.
+ */
+export function pullRetryDelayMs(failures: number): number {
+  return failures <= 1 ? 0 : PULL_RETRY_MS;
+}
 
 export async function ensurePoolConsumer(deps: PoolDeps, opts: PoolOptions): Promise<void> {
   const { names } = deps;
@@ -125,6 +140,15 @@ export async function startPool<T>(deps: PoolDeps, opts: PoolOptions, handler: P
 
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+  // Pulls in a row that failed; a pull that ends as pulls do sets it back to 0.
+  let failures = 0;
+  const failed = async (err: unknown, message: string) => {
+    failures++;
+    deps.log.warn({ err, failures }, message);
+    const delay = pullRetryDelayMs(failures);
+    if (delay > 0) await pause(delay);
+  };
+
   const loop = (async () => {
     while (!stopping) {
       const free = opts.concurrency - inFlight.size;
@@ -136,8 +160,7 @@ export async function startPool<T>(deps: PoolDeps, opts: PoolOptions, handler: P
       try {
         batch = await consumer.fetch({ max_messages: free, expires: PULL_EXPIRES_MS });
       } catch (err) {
-        deps.log.warn({ err }, 'pulling tasks failed; retrying');
-        await pause(500);
+        await failed(err, 'pulling tasks failed; retrying');
         continue;
       }
       try {
@@ -145,10 +168,10 @@ export async function startPool<T>(deps: PoolDeps, opts: PoolOptions, handler: P
           inFlight.add(msg);
           void run(msg).finally(() => settle(msg));
         }
+        failures = 0;
       } catch (err) {
-        // A pull that ends in an error status (leader change, consumer reset, server restart): pull again shortly.
-        deps.log.warn({ err }, 'a pull ended with an error; pulling again');
-        await pause(500);
+        // A pull that ends in an error (heartbeats missed, leader change, consumer reset, server restart): pull again.
+        await failed(err, 'a pull ended with an error; pulling again');
       }
     }
   })();

@@ -5,7 +5,7 @@ import { ensureStreams, streamNames } from '../../../common/jetstream.js';
 import { createLogger } from '../../../common/logger.js';
 import { natsNames } from '../../../common/nats-names.js';
 import { eventually } from '../../support/webhooks.js';
-import { startPool, type PoolDeps, type PoolHandler, type PoolOptions, type RunningPool } from '../../../workers/runtime/pool-runtime.js';
+import { ensurePoolConsumer, pullRetryDelayMs, startPool, type PoolDeps, type PoolHandler, type PoolOptions, type RunningPool } from '../../../workers/runtime/pool-runtime.js';
 
 const prefix = `${process.env.TRAWL_TEST_STACK ?? 'test'}_poolrt_`;
 const names = natsNames(prefix);
@@ -87,6 +87,25 @@ describe('the pool runtime', function () {
     }
     expect(h.most()).to.equal(3);
     expect([...h.started].sort()).to.deep.equal(Array.from({ length: 9 }, (_, i) => `task ${i}`).sort());
+  });
+
+  it('pulls again at once after a pull that failed, and waits between pulls only when they keep failing', () => {
+    expect(pullRetryDelayMs(1)).to.equal(0);
+    expect(pullRetryDelayMs(2)).to.be.greaterThan(0);
+    expect(pullRetryDelayMs(7)).to.equal(pullRetryDelayMs(2));
+  });
+
+  it('keeps pulling through failed pulls: a task published once its consumer is back is taken', async () => {
+    const h = holdingHandler();
+    await start(h.handler, 2);
+    await new Promise((r) => setTimeout(r, 300));
+    // The consumer goes away under the pool: its pulls fail, one after another.
+    await jsm.consumers.delete(names.workStream, names.poolConsumer(POOL));
+    await new Promise((r) => setTimeout(r, 1_500));
+    await ensurePoolConsumer(deps, options(2));
+    await publish('after the failures');
+    await until(() => h.started.includes('after the failures'), 'the task published once the consumer was back');
+    h.releaseAll();
   });
 
   it('takes a task published after it has sat idle for several pulls', async () => {
