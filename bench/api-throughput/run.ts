@@ -2,7 +2,10 @@
  * Gateway throughput under load: GET /api/v1/jobs/{id} (through the control
  * plane) and GET /api/v1/health/live (the gateway alone) against a bare Koa +
  * @koa/router server with one JSON route, each with autocannon at 50
- * connections. GET /api/v1/jobs/{id} runs with the rate limits on (a key whose
+ * connections. A second reference, the same bare server making one HTTP/2 call
+ * to a bare backend for each request (bare-server.ts --call), shows what share
+ * of bare Koa any server reaches that calls another process per request, as the
+ * gateway calls the control plane. GET /api/v1/jobs/{id} runs with the rate limits on (a key whose
  * custom enterprise limits never trip, so every call still runs the limiter)
  * and on a second stack started with TRAWL_RATE_LIMITS=off, in turns over
  * several rounds: the ratio is what the limiter costs (goal: at least 0.9).
@@ -36,7 +39,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     // Seconds to wait after the second stack is up: its processes' start (browsers, pipeline threads, JIT) would load the first rounds.
     settle: { type: 'string', default: '15' },
-    // One target alone (jobs, live or bare), e.g. to profile it.
+    // One target alone (jobs, live, bare or call; bare runs both reference servers), e.g. to profile it.
     only: { type: 'string' },
   },
 });
@@ -86,13 +89,14 @@ async function load(url: string, headers: Record<string, string>, seconds: numbe
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failures: r.errors + r.timeouts + r.non2xx, total: r.requests.total };
 }
 
-async function startBareServer() {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/api-throughput/bare-server.ts')], {
+/** One of the benchmark's reference servers in a process of its own: the port it prints, and how to stop it. */
+async function startReference(file: string, args: string[] = []) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/api-throughput', file), ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-  return { url: `http://127.0.0.1:${Number(chunk.toString().trim())}/live`, stop: () => child.kill('SIGTERM') };
+  return { port: Number(chunk.toString().trim()), stop: () => child.kill('SIGTERM') };
 }
 
 /** A key on an enterprise account whose limits never trip, and the URL of a finished scrape of it. */
@@ -124,7 +128,9 @@ const pageUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/a
 process.stdout.write('booting the stack...\n');
 // ClickHouse database names take no hyphen, so the stack is named bench_api.
 const stack = await bootIsolatedStack({ name: 'bench_api', redisDb: 9, env: { LOG_LEVEL: 'error' } });
-const bare = await startBareServer();
+const bare = await startReference('bare-server.ts');
+const backend = await startReference('bare-backend.ts');
+const oneCall = await startReference('bare-server.ts', ['--call', String(backend.port)]);
 // The stack without the limiter, when the jobs route is measured.
 let limitsOff: IsolatedStack | undefined;
 try {
@@ -132,7 +138,8 @@ try {
   const targets: Array<[string, string, Record<string, string>]> = [
     [`GET /api/v1/jobs/{id}`, job.url, job.headers],
     ['GET /api/v1/health/live', `${stack.baseUrl}/api/v1/health/live`, {}],
-    ['bare Koa + @koa/router', bare.url, {}],
+    ['bare Koa + @koa/router', `http://127.0.0.1:${bare.port}/live`, {}],
+    ['bare Koa + one HTTP/2 call', `http://127.0.0.1:${oneCall.port}/live`, {}],
   ];
   const results: Figures[] = [];
   for (const [name, url, headers] of targets) {
@@ -150,8 +157,12 @@ try {
     const r = results[i]!;
     process.stdout.write(`${name.padEnd(26)} ${sig(r.rps).padStart(9)} ${sig(r.p50).padStart(8)} ${sig(r.p99).padStart(8)} ${r.failures}\n`);
   });
-  const [jobs, live, bareFigures] = results as [Figures, Figures, Figures];
-  process.stdout.write(`\nratio jobs / bare: ${sig(jobs.rps / bareFigures.rps)}\nratio live / bare: ${sig(live.rps / bareFigures.rps)}\n`);
+  const [jobs, live, bareFigures, oneCallFigures] = results as [Figures, Figures, Figures, Figures];
+  process.stdout.write(
+    `\nratio jobs / bare: ${sig(jobs.rps / bareFigures.rps)}\nratio live / bare: ${sig(live.rps / bareFigures.rps)}\n` +
+      `ratio one call / bare: ${sig(oneCallFigures.rps / bareFigures.rps)} (the most a server that calls another process for each request reached)\n` +
+      `ratio jobs / one call: ${sig(jobs.rps / oneCallFigures.rps)}\n`,
+  );
 
   if (!values.only || 'jobs'.includes(values.only)) {
     // The limiter's cost: the same route on a second stack started with TRAWL_RATE_LIMITS=off, both stacks up
@@ -204,6 +215,8 @@ try {
   }
 } finally {
   bare.stop();
+  oneCall.stop();
+  backend.stop();
   await Promise.all([stack.stop(), limitsOff?.stop()]);
   site.close();
 }
