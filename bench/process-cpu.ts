@@ -28,3 +28,34 @@ export function processCpu(pid: number): ProcessCpu | null {
   const own = Number(fields[11]) + Number(fields[12]);
   return { name, parentPid: Number(fields[1]), ownMs: own * TICK_MS, withReapedMs: (own + Number(fields[13]) + Number(fields[14])) * TICK_MS };
 }
+
+/** A process's CPU in a sample of several: its group (a process type, say), the time with its reaped children's, and its parent's key. */
+export interface ProcessSample {
+  group: string;
+  /** withReapedMs, ms. */
+  ms: number;
+  /** The sample's key of the process that reaps it. */
+  parentKey: string;
+}
+
+/**
+ * CPU time spent between two samples of the same processes, by group. A
+ * process that ended in between had its whole life's time added to its
+ * parent's reaped time (a renderer's to its zygote's); what it had spent
+ * before the first sample is taken off the nearest ancestor still running
+ * again, so that it is not counted twice.
+ */
+export function cpuBetween(before: Map<string, ProcessSample>, after: Map<string, ProcessSample>): Map<string, number> {
+  const byGroup = new Map<string, number>();
+  const add = (group: string, ms: number) => byGroup.set(group, (byGroup.get(group) ?? 0) + ms);
+  for (const [key, p] of after) add(p.group, p.ms - (before.get(key)?.ms ?? 0));
+  for (const [key, p] of before) {
+    if (after.has(key)) continue;
+    // A parent that ended too passed the time on to its own.
+    let holder = p.parentKey;
+    while (!after.has(holder) && before.has(holder)) holder = before.get(holder)!.parentKey;
+    const reaper = after.get(holder);
+    if (reaper) add(reaper.group, -p.ms);
+  }
+  return byGroup;
+}

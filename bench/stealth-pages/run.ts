@@ -22,7 +22,7 @@ import { createGuardedConnect } from '../../common/ssrf-guard.js';
 import { stealthProfile } from '../../workers/fetching/browser-profile.js';
 import { createBrowserLoader } from '../../workers/fetching/browser-loader.js';
 import { startGuardedSocksProxy } from '../../workers/fetching/guarded-socks-proxy.js';
-import { processCpu } from '../process-cpu.js';
+import { cpuBetween, processCpu, type ProcessSample } from '../process-cpu.js';
 
 const { values } = parseArgs({
   options: {
@@ -53,17 +53,9 @@ const proxy = await startGuardedSocksProxy({ connect: createGuardedConnect(confi
 const loader = createBrowserLoader({ config, redis, keys: redisKeys('bench-stealth'), profile: stealthProfile(), proxyUrl: proxy.url, warmPages: true });
 await loader.launch();
 
-interface Sampled {
-  type: string;
-  /** CPU time so far with its reaped children's, ms. */
-  ms: number;
-  /** The key of the process that reaps it. */
-  parentKey: string;
-}
-
 /** CPU time of this process and of every Chromium process, by `${pid} ${type}`. */
-function cpuByProcess(): Map<string, Sampled> {
-  const found = new Map<number, { type: string; ms: number; parentPid: number }>();
+function cpuByProcess(): Map<string, ProcessSample> {
+  const found = new Map<number, { group: string; ms: number; parentPid: number }>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
@@ -73,31 +65,10 @@ function cpuByProcess(): Map<string, Sampled> {
     if (pid === process.pid) type = 'node';
     else if (/chrom/i.test(cpu.name)) type = /--type=([a-z-]+)/.exec(commandLine(pid))?.[1] ?? 'browser';
     else continue;
-    found.set(pid, { type, ms: cpu.withReapedMs, parentPid: cpu.parentPid });
+    found.set(pid, { group: type, ms: cpu.withReapedMs, parentPid: cpu.parentPid });
   }
-  const key = (pid: number) => `${pid} ${found.get(pid)?.type ?? 'other'}`;
-  return new Map([...found].map(([pid, p]) => [key(pid), { type: p.type, ms: p.ms, parentKey: key(p.parentPid) }]));
-}
-
-/**
- * CPU time spent between two samples, by process type. A process that ended in
- * between had its whole life's time added to its parent's reaped time (a
- * renderer's to its zygote's); what it had spent before the first sample is
- * taken off the parent again, so that it is not counted twice.
- */
-function cpuBetween(before: Map<string, Sampled>, after: Map<string, Sampled>): Map<string, number> {
-  const byType = new Map<string, number>();
-  const add = (type: string, ms: number) => byType.set(type, (byType.get(type) ?? 0) + ms);
-  for (const [key, p] of after) add(p.type, p.ms - (before.get(key)?.ms ?? 0));
-  for (const [key, p] of before) {
-    if (after.has(key)) continue;
-    // The nearest ancestor still running holds the time (a parent that ended too passed it on to its own).
-    let holder = p.parentKey;
-    while (!after.has(holder) && before.has(holder)) holder = before.get(holder)!.parentKey;
-    const reaper = after.get(holder);
-    if (reaper) add(reaper.type, -p.ms);
-  }
-  return byType;
+  const key = (pid: number) => `${pid} ${found.get(pid)?.group ?? 'other'}`;
+  return new Map([...found].map(([pid, p]) => [key(pid), { group: p.group, ms: p.ms, parentKey: key(p.parentPid) }]));
 }
 
 function commandLine(pid: number): string {
