@@ -72,16 +72,20 @@ export function isErrorCode(code: string): code is ErrorCode {
   return Object.prototype.hasOwnProperty.call(ERROR_STATUS, code);
 }
 
+/** SESSION_EXPIRED is a dashboard token's (401), and with this status a stored session's whose cookies expired (SPEC 7.3). */
+export const STORED_SESSION_EXPIRED_STATUS = 410;
+
 export class TrawlError extends Error {
   readonly code: ErrorCode;
   readonly httpStatus: number;
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+  /** `httpStatus` is the code's own (ERROR_STATUS) unless given: SPEC 7.3 answers a code with another status in one case (STORED_SESSION_EXPIRED_STATUS). */
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, httpStatus: number = ERROR_STATUS[code]) {
     super(message);
     this.name = 'TrawlError';
     this.code = code;
-    this.httpStatus = ERROR_STATUS[code];
+    this.httpStatus = httpStatus;
     this.details = details;
   }
 }

@@ -49,7 +49,8 @@ export function fromConnectError(err: unknown): TrawlError {
   const connect = ConnectError.from(err);
   const [info] = connect.findDetails(ErrorInfoSchema);
   if (info && isErrorCode(info.code)) {
-    return new TrawlError(info.code, connect.rawMessage, (info.details ?? undefined) as Record<string, unknown> | undefined);
+    const details = (info.details ?? undefined) as Record<string, unknown> | undefined;
+    return new TrawlError(info.code, connect.rawMessage, details, info.httpStatus > 0 ? info.httpStatus : undefined);
   }
   // The control plane is this service's own dependency: down, it is a 503 the client retries after Retry-After.
   if (connect.code === Code.Unavailable || connect.code === Code.Canceled) {

@@ -18,6 +18,9 @@ export const PREMIUM_PROXY_TIER: Tier = '3.5';
 /** The browser tier, and the one `savings` is measured against. */
 export const BROWSER_TIER: Tier = '4';
 
+/** The highest tier that fetches without a browser: what html mode, a method other than GET and follow_redirects false run on. */
+export const HTTP_MAX_TIER: Tier = '2';
+
 /** Where prefer_speed starts, and from where a sync request is handed off early: the first tier that runs a browser. */
 export const SLOW_TIER: Tier = '3';
 

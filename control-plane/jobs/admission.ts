@@ -18,7 +18,7 @@ export interface JobSpec extends JobRequestFields {
   pool: string;
   attemptPriceMicrocents: number;
   inputKey?: string;
-  /** Shown as estimated_tier when the balance cannot cover the reservation. */
+  /** Shown as estimated_tier when the balance cannot cover the reservation: the tier required_credits (the first step) pays for. */
   estimatedTier: string;
 }
 

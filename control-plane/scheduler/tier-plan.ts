@@ -1,6 +1,6 @@
 import { TrawlError } from '../../common/errors.js';
 import { addOnsPrice, tierPrice, toCredits, toMicrocents, type AddOn } from '../../common/pricing.js';
-import { BROWSER_TIER, CAPTCHA_TIER, DEFAULT_MAX_TIER, DOCUMENT_POOL, DOCUMENT_TIER, PREMIUM_PROXY_TIER, SLOW_TIER, TIER_ORDER, tierRank as rank } from '../../common/tiers.js';
+import { BROWSER_TIER, CAPTCHA_TIER, DEFAULT_MAX_TIER, DOCUMENT_POOL, DOCUMENT_TIER, HTTP_MAX_TIER, PREMIUM_PROXY_TIER, SLOW_TIER, TIER_ORDER, tierRank as rank } from '../../common/tiers.js';
 
 export interface TierPlanInput {
   mode: string;
@@ -13,6 +13,10 @@ export interface TierPlanInput {
     preferSpeed?: boolean;
     failFast?: boolean;
   };
+  /** The target request's method (GET when absent): a browser tier navigates with GET, so any other runs on the HTTP tiers. */
+  method?: string;
+  /** follow_redirects false: the 3xx answer is the result, which only the HTTP tiers give (a browser follows redirects). */
+  followRedirects?: boolean;
   /** advanced.ocr: an image response is read by OCR (on the document pool). */
   ocr?: boolean;
   /** The SPEC 2.5 add-ons the request takes, charged with its successful attempt. */
@@ -42,8 +46,33 @@ export interface TierPlan {
 
 /** Modes run by the document pool. */
 const DOCUMENT_MODES: ReadonlySet<string> = new Set(['pdf', 'ocr']);
-/** The highest tier html mode uses: the HTTP tiers. */
-const HTML_MAX_TIER = '2';
+
+/** A request field that limits the plan, and why: an entry of VALIDATION_ERROR's details.fields when it conflicts with another. */
+interface Limit {
+  field: string;
+  message: string;
+}
+
+/** What keeps a request on the HTTP tiers (1 and 2), if anything. */
+function httpOnlyLimit(input: TierPlanInput): Limit | null {
+  if (input.mode === 'html') return { field: 'mode', message: 'html runs on the HTTP tiers (1 and 2)' };
+  if (input.method !== undefined && input.method !== '' && input.method !== 'GET') {
+    return { field: 'method', message: `a browser navigates with GET; ${input.method} runs on the HTTP tiers (1 and 2)` };
+  }
+  if (input.followRedirects === false) return { field: 'follow_redirects', message: 'false is served by the HTTP tiers (1 and 2)' };
+  return null;
+}
+
+/** What asks for a browser, if anything. */
+function browserLimit(input: TierPlanInput): Limit | null {
+  if (input.renderJs) return { field: 'advanced.render_js', message: `needs a browser tier (${SLOW_TIER} and up)` };
+  if (input.mode === 'js') return { field: 'mode', message: `js needs a browser tier (${SLOW_TIER} and up)` };
+  return null;
+}
+
+function conflict(message: string, ...limits: Limit[]): TrawlError {
+  return new TrawlError('VALIDATION_ERROR', message, { fields: limits.map((l) => ({ ...l, code: 'conflict' })) });
+}
 
 /**
  * Decides which tiers a scrape (or a crawl's pages) may run on and what it
@@ -54,41 +83,45 @@ export function planTiers(input: TierPlanInput): TierPlan {
   const { costControls: cc } = input;
   const maxTier = cc.maxTier ?? DEFAULT_MAX_TIER;
   if (cc.forceTier !== undefined && rank(cc.forceTier) > rank(maxTier)) {
-    throw new TrawlError('VALIDATION_ERROR', 'cost_controls.force_tier cannot exceed cost_controls.max_tier', {
-      fields: [{ field: 'cost_controls.force_tier', message: `tier ${cc.forceTier} is above max_tier ${maxTier}` }],
-    });
+    throw conflict(
+      'cost_controls.force_tier cannot exceed cost_controls.max_tier',
+      { field: 'cost_controls.force_tier', message: `tier ${cc.forceTier} is above max_tier ${maxTier}` },
+      { field: 'cost_controls.max_tier', message: `tier ${maxTier}` },
+    );
   }
 
   if (DOCUMENT_MODES.has(input.mode) || input.ocr) return documentPlan(input);
 
+  const httpOnly = httpOnlyLimit(input);
+  const browser = browserLimit(input);
+  if (httpOnly && browser) throw conflict(`${browser.field} needs a browser, which ${httpOnly.field} rules out`, browser, httpOnly);
   let candidates: string[];
   if (cc.forceTier !== undefined) {
+    const forced = { field: 'cost_controls.force_tier', message: `tier ${cc.forceTier}` };
+    if (browser && rank(cc.forceTier) < rank(SLOW_TIER)) throw conflict(`${browser.field} needs a browser, which cost_controls.force_tier ${cc.forceTier} does not run`, browser, forced);
+    if (httpOnly && rank(cc.forceTier) > rank(HTTP_MAX_TIER)) throw conflict(`${httpOnly.field} keeps the request on the HTTP tiers, below cost_controls.force_tier ${cc.forceTier}`, httpOnly, forced);
     candidates = [cc.forceTier];
-  } else if (input.renderJs || input.mode === 'js') {
+  } else if (browser) {
     if (rank(maxTier) < rank(BROWSER_TIER)) {
-      const field = input.renderJs ? 'advanced.render_js' : 'mode';
-      throw new TrawlError('VALIDATION_ERROR', `${field} needs the browser tier 4, above cost_controls.max_tier ${maxTier}`, {
-        fields: [
-          { field, message: 'needs tier 4 (the browser)', code: 'conflict' },
-          { field: 'cost_controls.max_tier', message: `tier ${maxTier} is below 4`, code: 'conflict' },
-        ],
+      throw conflict(`${browser.field} needs the browser tier 4, above cost_controls.max_tier ${maxTier}`, { field: browser.field, message: 'needs tier 4 (the browser)' }, {
+        field: 'cost_controls.max_tier',
+        message: `tier ${maxTier} is below 4`,
       });
     }
     candidates = [BROWSER_TIER];
   } else {
-    const ceiling = input.mode === 'html' ? Math.min(rank(maxTier), rank(HTML_MAX_TIER)) : rank(maxTier);
+    const ceiling = httpOnly ? Math.min(rank(maxTier), rank(HTTP_MAX_TIER)) : rank(maxTier);
     // Tier 3.5 joins escalation only where it runs: dropped below with the other tiers not deployed.
     candidates = TIER_ORDER.filter((t) => rank(t) <= ceiling && (t !== PREMIUM_PROXY_TIER || input.availableTiers.includes(t)));
     if (cc.preferSpeed && !cc.preferCost) {
       candidates = candidates.filter((t) => rank(t) >= rank(SLOW_TIER));
       if (candidates.length === 0) {
-        const limit = input.mode === 'html' ? 'mode' : 'cost_controls.max_tier';
-        throw new TrawlError('VALIDATION_ERROR', `cost_controls.prefer_speed starts at tier ${SLOW_TIER}, which ${limit} rules out`, {
-          fields: [
-            { field: 'cost_controls.prefer_speed', message: `starts at tier ${SLOW_TIER}`, code: 'conflict' },
-            { field: limit, message: `allows nothing from tier ${SLOW_TIER} up`, code: 'conflict' },
-          ],
-        });
+        const limit = httpOnly?.field ?? 'cost_controls.max_tier';
+        throw conflict(
+          `cost_controls.prefer_speed starts at tier ${SLOW_TIER}, which ${limit} rules out`,
+          { field: 'cost_controls.prefer_speed', message: `starts at tier ${SLOW_TIER}` },
+          { field: limit, message: `allows nothing from tier ${SLOW_TIER} up` },
+        );
       }
     }
   }
@@ -125,12 +158,12 @@ export function planTiers(input: TierPlanInput): TierPlan {
 /**
  * Tier 5 ends a plan that escalates up to the browser, when it is deployed
  * and max_credits allows its price. The caller never names it (SPEC 2.1):
- * max_tier 4 leaves it on, a lower max_tier, force_tier, fail_fast and html
- * mode leave it off. It runs only after an attempt met a captcha (nextTier).
+ * max_tier 4 leaves it on; a lower max_tier, force_tier, fail_fast and
+ * whatever keeps the request on the HTTP tiers (httpOnlyLimit) leave it off. It runs only after an attempt met a captcha (nextTier).
  */
 function plansCaptchaTier(input: TierPlanInput, maxTier: string): boolean {
   const { costControls: cc } = input;
-  if (cc.forceTier !== undefined || cc.failFast || input.mode === 'html' || rank(maxTier) < rank(BROWSER_TIER)) return false;
+  if (cc.forceTier !== undefined || cc.failFast || httpOnlyLimit(input) || rank(maxTier) < rank(BROWSER_TIER)) return false;
   if (!input.availableTiers.includes(CAPTCHA_TIER)) return false;
   return cc.maxCredits === undefined || tierPrice(CAPTCHA_TIER) <= toMicrocents(cc.maxCredits);
 }

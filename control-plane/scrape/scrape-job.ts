@@ -12,6 +12,8 @@ export function tierPlanInput(request: ScrapeRequest): Omit<TierPlanInput, 'avai
     mode: request.mode,
     renderJs: request.advanced?.['render_js'] === true,
     ocr: request.advanced?.['ocr'] === true,
+    method: request.method,
+    ...(request.followRedirects === false ? { followRedirects: false } : {}),
     addOns: addOnsOf(request.mode, request.advanced),
     costControls: request.costControls ?? {},
   };
@@ -35,7 +37,7 @@ export function scrapeJobSpec(request: ScrapeRequest, plan: TierPlan, options: {
     attemptPriceMicrocents: firstAttemptPrice(plan),
     deadline: new Date(Date.now() + jobDeadlineMs(request.timeout)),
     ...(options.inputKey ? { inputKey: options.inputKey } : {}),
-    estimatedTier: plan.tiers[plan.tiers.length - 1]!,
+    estimatedTier: first,
     requestWebhook: request.webhookUrl ? { url: request.webhookUrl } : null,
   };
 }

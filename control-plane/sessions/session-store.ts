@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { TrawlError } from '../../common/errors.js';
+import { STORED_SESSION_EXPIRED_STATUS, TrawlError } from '../../common/errors.js';
 import { isUuid } from '../../common/ids.js';
 import { MAX_STORED_SESSIONS } from '../../common/limits.js';
 import { withTransaction } from '../billing/ledger.js';
@@ -9,7 +9,8 @@ import { openText, sealText } from '../secret-box.js';
  * Stored sessions (SPEC 7.3, 8.4): cookies of a logged-in visit, sealed with
  * the master key, shown only by name. A session is active, expired (its
  * expires_at has passed) or inactive (deleted; the row stays, so naming it
- * answers SESSION_INACTIVE rather than SESSION_NOT_FOUND).
+ * answers SESSION_INACTIVE rather than SESSION_NOT_FOUND; an expired one
+ * answers SESSION_EXPIRED with status 410).
  */
 export type SessionStatus = 'active' | 'expired' | 'inactive';
 
@@ -29,12 +30,15 @@ const STATUS_SQL = `CASE WHEN deleted_at IS NOT NULL THEN 'inactive' WHEN expire
 const COLUMNS = `id, name, domain, ${STATUS_SQL} AS status, cookie_names, created_at, updated_at, expires_at, last_used_at`;
 
 const notFound = () => new TrawlError('SESSION_NOT_FOUND', 'No such session on this account');
-const inactive = (row: { status: SessionStatus; expires_at: Date | null }) =>
-  new TrawlError(
-    'SESSION_INACTIVE',
-    row.status === 'expired' ? `The session expired at ${row.expires_at!.toISOString()}; refresh it with new cookies` : 'The session was deleted',
-    { status: row.status },
-  );
+const unusable = (row: { status: SessionStatus; expires_at: Date | null }) =>
+  row.status === 'expired'
+    ? new TrawlError(
+        'SESSION_EXPIRED',
+        `The session's cookies expired at ${row.expires_at!.toISOString()}; refresh it with new cookies`,
+        { status: row.status, expired_at: row.expires_at!.toISOString() },
+        STORED_SESSION_EXPIRED_STATUS,
+      )
+    : new TrawlError('SESSION_INACTIVE', 'The session was deleted', { status: row.status });
 
 export interface SessionInput {
   name: string;
@@ -87,7 +91,7 @@ export async function refreshSession(
   input: { cookies: Record<string, string> | null; expiresAt: Date | null | undefined },
 ): Promise<SessionRow> {
   const current = await getSession(pool, accountId, sessionId);
-  if (current.status === 'inactive') throw inactive(current);
+  if (current.status === 'inactive') throw unusable(current);
   const cookies = input.cookies;
   const res = await pool.query<SessionRow>(
     `UPDATE stored_sessions SET
@@ -103,13 +107,13 @@ export async function refreshSession(
       input.expiresAt ?? null,
     ],
   );
-  if (!res.rows[0]) throw inactive({ status: 'inactive', expires_at: null });
+  if (!res.rows[0]) throw unusable({ status: 'inactive', expires_at: null });
   return res.rows[0];
 }
 
 export async function deleteSession(pool: pg.Pool, accountId: string, sessionId: string): Promise<void> {
   const current = await getSession(pool, accountId, sessionId);
-  if (current.status === 'inactive') throw inactive(current);
+  if (current.status === 'inactive') throw unusable(current);
   await pool.query('UPDATE stored_sessions SET deleted_at = now(), updated_at = now() WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL', [
     sessionId,
     accountId,
@@ -126,7 +130,8 @@ export function hostInDomain(host: string, domain: string): boolean {
 /**
  * The cookies a scrape of `url` sends for advanced.session_id, checked as
  * SPEC 7.3 says: another account's or an unknown session is
- * SESSION_NOT_FOUND, a deleted or expired one SESSION_INACTIVE, another
+ * SESSION_NOT_FOUND, a deleted one SESSION_INACTIVE, an expired one
+ * SESSION_EXPIRED (410), another
  * site SESSION_DOMAIN_MISMATCH. Marks the session used.
  */
 export async function cookiesForScrape(pool: pg.Pool | pg.PoolClient, masterKeyHex: string, accountId: string, sessionId: string, url: string): Promise<Record<string, string>> {
@@ -138,7 +143,7 @@ export async function cookiesForScrape(pool: pg.Pool | pg.PoolClient, masterKeyH
   );
   const row = res.rows[0];
   if (!row) throw notFound();
-  if (row.status !== 'active') throw inactive(row);
+  if (row.status !== 'active') throw unusable(row);
   const host = new URL(url).hostname;
   if (!hostInDomain(host, row.domain)) {
     throw new TrawlError('SESSION_DOMAIN_MISMATCH', `The session is for ${row.domain}; ${host} is another site`, { session_domain: row.domain, url_host: host });

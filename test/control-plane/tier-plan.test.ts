@@ -113,6 +113,45 @@ describe('tier planning', () => {
     }
   });
 
+  it('keeps a method other than GET and follow_redirects false on the HTTP tiers, with no captcha tier', () => {
+    for (const extra of [{ method: 'POST' }, { method: 'DELETE' }, { method: 'HEAD' }, { followRedirects: false }]) {
+      const plan = planTiers({ mode: 'auto', renderJs: false, costControls: {}, availableTiers: [...ALL, '5'], ...extra });
+      expect(plan.tiers, JSON.stringify(extra)).to.deep.equal(['1', '2']);
+      expect(plan.maxCostMicrocents).to.equal(300);
+    }
+    expect(planTiers({ mode: 'auto', renderJs: false, costControls: {}, availableTiers: ALL, method: 'GET', followRedirects: true }).tiers).to.deep.equal(ALL);
+    expect(planTiers({ mode: 'auto', renderJs: false, costControls: { forceTier: '2' }, availableTiers: ALL, method: 'POST' }).tiers).to.deep.equal(['2']);
+  });
+
+  it('refuses a browser asked for by one field and ruled out by another, naming both', () => {
+    const fields = (fn: () => unknown) => {
+      const err = planError(fn);
+      expect(err.code).to.equal('VALIDATION_ERROR');
+      expect(err.httpStatus).to.equal(400);
+      const list = err.details!['fields'] as Array<{ field: string; code: string }>;
+      expect(list.every((f) => f.code === 'conflict')).to.equal(true);
+      return list.map((f) => f.field);
+    };
+    const cases: Array<[Partial<Parameters<typeof planTiers>[0]>, string[]]> = [
+      [{ mode: 'html', renderJs: true }, ['advanced.render_js', 'mode']],
+      [{ mode: 'js', method: 'POST' }, ['mode', 'method']],
+      [{ renderJs: true, followRedirects: false }, ['advanced.render_js', 'follow_redirects']],
+      [{ mode: 'html', costControls: { forceTier: '4' } }, ['mode', 'cost_controls.force_tier']],
+      [{ method: 'PUT', costControls: { forceTier: '3' } }, ['method', 'cost_controls.force_tier']],
+      [{ followRedirects: false, costControls: { forceTier: '4' } }, ['follow_redirects', 'cost_controls.force_tier']],
+      [{ renderJs: true, costControls: { forceTier: '1' } }, ['advanced.render_js', 'cost_controls.force_tier']],
+      [{ mode: 'js', costControls: { forceTier: '2' } }, ['mode', 'cost_controls.force_tier']],
+      [{ costControls: { forceTier: '4', maxTier: '2' } }, ['cost_controls.force_tier', 'cost_controls.max_tier']],
+      [{ method: 'POST', costControls: { preferSpeed: true } }, ['cost_controls.prefer_speed', 'method']],
+    ];
+    for (const [input, expected] of cases) {
+      const full = { mode: 'auto', renderJs: false, costControls: {}, availableTiers: ALL, ...input };
+      expect(fields(() => planTiers(full)), JSON.stringify(input)).to.deep.equal(expected);
+    }
+    // A browser tier named by force_tier renders: tier 3 serves render_js.
+    expect(planTiers({ mode: 'js', renderJs: false, costControls: { forceTier: '3' }, availableTiers: ALL }).tiers).to.deep.equal(['3']);
+  });
+
   it('answers SERVICE_UNAVAILABLE for a tier that is not deployed', () => {
     const err = planError(() => planTiers({ mode: 'auto', renderJs: true, costControls: {}, availableTiers: ['1'] }));
     expect(err.code).to.equal('SERVICE_UNAVAILABLE');

@@ -11,7 +11,21 @@ describe('POST /api/v1/scrape/estimate and the deprecated per-mode routes', func
 
   before(async () => {
     stack = await getStack();
-    site = await startSiteServer();
+    site = await startSiteServer({
+      routes: [
+        {
+          path: '/dated-article',
+          handle: ({ res }) => {
+            res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+            res.end(
+              '<!DOCTYPE html><html lang="en"><head><title>Quay lights</title><meta name="author" content="Maren Holt">' +
+                '<meta property="article:published_time" content="2024-03-14T08:00:00Z"></head>' +
+                '<body><article><h1>Quay lights</h1><p>The harbour board switched the quay lights to tidal power this spring, after a winter of trials along the northern wall.</p></article></body></html>',
+            );
+          },
+        },
+      ],
+    });
     account = await createTestAccount(stack, 100_000);
   });
   after(async () => site.close());
@@ -80,6 +94,13 @@ describe('POST /api/v1/scrape/estimate and the deprecated per-mode routes', func
       expect(res.body.billing.total_credits).to.equal(1);
       expectDeprecation(res, '/api/v1/scrape/light');
       expect(await balanceOf(stack.pool, account.accountId)).to.equal(before - 200);
+      // SPEC 2.3: published_at and author appear in the deprecated routes' result, null when the page gives none.
+      expect(res.body).to.include({ published_at: null, author: null });
+      const dated = await post('/api/v1/scrape/light', { url: `${site.url}/dated-article` });
+      expect(dated.status, JSON.stringify(dated.body).slice(0, 300)).to.equal(200);
+      expect(dated.body).to.include({ published_at: '2024-03-14T08:00:00Z', author: 'Maren Holt' });
+      const unified = await post('/api/v1/scrape', { url: `${site.url}/dated-article`, formats: ['markdown'] });
+      expect(unified.body).to.not.have.property('published_at');
     });
 
     it('runs /scrape/js on the browser with its wait_for, waiting for the result as the old route did', async () => {

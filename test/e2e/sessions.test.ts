@@ -76,9 +76,11 @@ describe('stored sessions: create, list, refresh, delete, and scrapes with advan
     expect(expired.body.limit).to.equal(50);
 
     const refused = await scrapeWith(owner, id);
+    // SPEC 7.3: SESSION_EXPIRED with status 410 is a stored session whose cookies expired (401 is a dashboard token's).
     expect(refused.status).to.equal(410);
-    expect(refused.body.error).to.equal('SESSION_INACTIVE');
+    expect(refused.body.error).to.equal('SESSION_EXPIRED');
     expect(refused.body.message).to.contain('expired');
+    expect(refused.body.details).to.include({ status: 'expired' });
 
     const later = new Date(Date.now() + 3_600_000).toISOString();
     const refreshed = await api(owner).post(`/api/v1/sessions/${id}/refresh`, { cookies: { sid: 'fresh' }, expires_at: later });
@@ -105,6 +107,10 @@ describe('stored sessions: create, list, refresh, delete, and scrapes with advan
     expect(foreign.body.error).to.equal('SESSION_NOT_FOUND');
     expect((await api(other).get(`/api/v1/sessions/${mine.body.session_id}`)).status).to.equal(404);
     expect((await scrapeWith(owner, '00000000-0000-4000-8000-000000000000')).body.error).to.equal('SESSION_NOT_FOUND');
+    // A malformed id is a bad request, in a scrape's advanced.session_id as in a route's path (as for jobs).
+    const malformed = await api(owner).get('/api/v1/sessions/not-a-session');
+    expect(malformed.status).to.equal(400);
+    expect(malformed.body.error).to.equal('VALIDATION_ERROR');
 
     const mismatch = await scrapeWith(owner, elsewhere.body.session_id);
     expect(mismatch.status).to.equal(400);

@@ -158,4 +158,24 @@ describe('escalation between the fetch tiers', function () {
     expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
     expect(steps(res.body)).to.deep.equal([['1', 'success', 1]]);
   });
+
+  it('keeps a POST on the HTTP tiers: a shell stays a shell, and a browser asked for with it is refused, charging nothing', async () => {
+    const post = { method: 'POST', body: '{"q":1}', content_type: 'application/json', formats: ['text'], sync_policy: 'wait_until_deadline' };
+    const shell = await api.post('/api/v1/scrape', { ...post, url: `${site.url}/tiers/js-app` });
+    expect(shell.status, JSON.stringify(shell.body).slice(0, 400)).to.equal(200);
+    expect(shell.body.content).not.to.contain(RENDERED_TEXT);
+    expect(steps(shell.body)).to.deep.equal([['1', 'success', 1]]);
+    const before = await balanceOf(stack.pool, account.accountId);
+    for (const refused of [
+      { ...post, url: `${site.url}/tiers/js-app`, cost_controls: { force_tier: '4' } },
+      { ...post, url: `${site.url}/tiers/js-app`, advanced: { render_js: true } },
+      { ...post, url: `${site.url}/tiers/js-app`, mode: 'js' },
+    ]) {
+      const res = await api.post('/api/v1/scrape', refused);
+      expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(400);
+      expect(res.body.error).to.equal('VALIDATION_ERROR');
+      expect(res.body.details.fields.map((f: { field: string }) => f.field)).to.include('method');
+    }
+    expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+  });
 });

@@ -272,7 +272,7 @@ export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise
     }
   } catch (err) {
     if (deadline.signal.aborted) {
-      return fail({ code: 'TIMEOUT', message: `The fetch took longer than ${req.timeoutMs} ms`, statusCode, escalate: false });
+      return fail({ code: 'TIMEOUT', message: `The fetch was stopped after ${req.timeoutMs} ms, what was left of the request's timeout`, statusCode, escalate: false });
     }
     const classified = classifyFetchError(err, hostOf(currentUrl));
     return fail({ ...classified, statusCode });

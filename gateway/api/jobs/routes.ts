@@ -17,7 +17,10 @@ export function jobRoutes(deps: { controlPlane: ControlPlane; jobBodiesBytes?: n
       auth: 'api_key',
       request: { params: JobIdParam },
       responses: { 200: { description: 'The job record', schema: JobRecord } },
-      errors: { 404: "NOT_FOUND (unknown job, or another account's)" },
+      errors: {
+        404: "NOT_FOUND (unknown job, or another account's)",
+        410: 'RESULT_UNAVAILABLE (the job succeeded but its stored result is no longer kept; run the request again)',
+      },
       handler: async ({ ctx, params }) => {
         ctx.state.trawl.jobId = params.job_id;
         const { job } = await deps.controlPlane.scrapeWire.getJob({ jobId: params.job_id }, callOptions(ctx, 10_000));

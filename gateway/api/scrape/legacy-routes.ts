@@ -1,10 +1,11 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ControlPlane } from '../../control-plane-client.js';
 import { defineRoute, type AnyRoute, type Deprecation } from '../../http/route.js';
 import { parseOrRefuse } from '../../http/validation-error.js';
 import { LegacyJsRequest, LegacyLightRequest, LegacyOcrRequest, LegacyPdfRequest } from './legacy-schemas.js';
 import { runScrape } from './run-scrape.js';
-import { ScrapeAccepted, ScrapeRequest, ScrapeResult } from './schemas.js';
+import { SCRAPE_ERRORS } from './routes.js';
+import { ScrapeAccepted, ScrapeError, ScrapeRequest, ScrapeResult } from './schemas.js';
 
 /** When the deprecated per-mode routes go away (at least 90 days after this release, SPEC 9.2). */
 export const LEGACY_SUNSET = 'Sat, 01 May 2027 00:00:00 GMT';
@@ -59,6 +60,26 @@ const LEGACY_ROUTES: LegacyRoute[] = [
   },
 ];
 
+/** What every answer of a deprecated route carries in `warnings` (SPEC 9.5). */
+const DeprecationWarning = z
+  .object({ code: z.literal('DEPRECATED_ENDPOINT'), message: z.string(), documentation: z.string() })
+  .meta({ id: 'DeprecationWarning' });
+
+/** The result of the deprecated routes: the unified one, plus the page's publication time and author (SPEC 2.3). */
+const LegacyScrapeResult = ScrapeResult.extend({
+  warnings: z.array(DeprecationWarning),
+  published_at: z.string().nullable().meta({ description: "The page's publication time as the page states it (metadata.publishedTime); null when it gives none." }),
+  author: z.string().nullable().meta({ description: "The page's author as its metadata names it (metadata.author); null when it names none." }),
+}).meta({ id: 'LegacyScrapeResult' });
+
+const LegacyScrapeError = ScrapeError.extend({ warnings: z.array(DeprecationWarning) }).meta({ id: 'LegacyScrapeError' });
+
+function withArticleFields(result: Record<string, unknown>): Record<string, unknown> {
+  const metadata = (result['metadata'] ?? {}) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  return { ...result, published_at: text(metadata['publishedTime']), author: text(metadata['author']) };
+}
+
 /** The deprecated per-mode routes (SPEC 4.1, 9.6): each maps its old field set onto one unified scrape. */
 export function legacyScrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
   return LEGACY_ROUTES.map((legacy) =>
@@ -75,12 +96,15 @@ export function legacyScrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRou
       deprecation: DEPRECATION,
       request: { body: legacy.schema },
       responses: {
-        200: { description: 'The scrape result plus warnings', schema: ScrapeResult },
+        200: { description: 'The scrape result plus published_at, author and warnings', schema: LegacyScrapeResult },
         202: { description: 'Accepted; poll poll_url', schema: ScrapeAccepted },
       },
-      errors: { 503: 'SERVICE_UNAVAILABLE when the mode needs a pool this deployment does not run' },
-      handler: ({ ctx, body }) =>
-        runScrape(ctx, deps.controlPlane, parseOrRefuse(ScrapeRequest, legacy.toUnified(body as Record<string, unknown>), 'body')),
+      errors: { ...SCRAPE_ERRORS, 503: `${SCRAPE_ERRORS[503]}; SERVICE_UNAVAILABLE also when the mode needs a pool this deployment does not run` },
+      errorSchema: LegacyScrapeError,
+      handler: async ({ ctx, body }) => {
+        await runScrape(ctx, deps.controlPlane, parseOrRefuse(ScrapeRequest, legacy.toUnified(body as Record<string, unknown>), 'body'));
+        if (ctx.status === 200) ctx.body = withArticleFields(ctx.body as Record<string, unknown>);
+      },
     }),
   );
 }

@@ -7,8 +7,24 @@ import { DISPATCH_LIMIT_HEADERS } from '../../../common/rate-limit-headers.js';
 import { CREDIT_HEADERS } from '../shared/billing.js';
 import { KEY_BUDGET_ERROR } from '../keys/errors.js';
 import { runScrape } from './run-scrape.js';
-import { EstimateResult, ScrapeAccepted, ScrapeRequest, ScrapeResult } from './schemas.js';
+import { EstimateResult, ScrapeAccepted, ScrapeError, ScrapeRequest, ScrapeResult } from './schemas.js';
 import { toProto } from './to-proto.js';
+
+/** What a scrape can fail with beyond what every route can (document.ts derives those); the deprecated routes share it. */
+export const SCRAPE_ERRORS: Record<number, string> = {
+  400: 'EXCEEDS_COST_LIMIT, URL_NOT_ALLOWED, SESSION_DOMAIN_MISMATCH (advanced.session_id is for another site) or SESSION_COOKIES_CONFLICT',
+  401: 'REQUIRES_AUTH: the target answered 401 or a sign-in form stood in for the page (login wall; refunded)',
+  402: `INSUFFICIENT_CREDITS (details: required_credits, available_credits, estimated_tier, job_id), PAYWALL_DETECTED (the target answered 402 or a subscription wall held back the content; refunded) or ${KEY_BUDGET_ERROR}`,
+  403: 'BLOCKED_BY_ANTIBOT, or CHALLENGE_DETECTED (a bot challenge on every tier, or a captcha tier 5 could not pass; refunded)',
+  404: "SESSION_NOT_FOUND (advanced.session_id unknown, or another account's)",
+  410: "SESSION_INACTIVE (the stored session was deleted) or SESSION_EXPIRED (the stored session's cookies expired)",
+  413: 'CONTENT_TOO_LARGE (page over 10 MB, refunded)',
+  415: 'UNSUPPORTED_CONTENT_TYPE (refunded)',
+  422: 'TARGET_NOT_FOUND, EXTRACTION_FAILED or SCRAPE_FAILED (refunded)',
+  429: "rate_limit_exceeded: the account's jobs in flight or dispatches per minute are at its tier's entitlement (body: detail, docs_url; SPEC 7.4)",
+  503: 'NETWORK_ERROR or TARGET_UNAVAILABLE (refunded), or SERVICE_UNAVAILABLE',
+  504: 'TIMEOUT (refunded)',
+};
 
 export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
   return [
@@ -29,18 +45,8 @@ export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
         200: { description: 'The scrape result', schema: ScrapeResult, headers: { ...CREDIT_HEADERS, ...DISPATCH_LIMIT_HEADERS } },
         202: { description: 'Accepted; poll poll_url', schema: ScrapeAccepted, headers: DISPATCH_LIMIT_HEADERS },
       },
-      errors: {
-        400: 'EXCEEDS_COST_LIMIT or URL_NOT_ALLOWED',
-        401: 'REQUIRES_AUTH: the target answered 401 or a sign-in form stood in for the page (login wall; refunded)',
-        402: `INSUFFICIENT_CREDITS (details: required_credits, available_credits, estimated_tier, job_id), PAYWALL_DETECTED (the target answered 402 or a subscription wall held back the content; refunded) or ${KEY_BUDGET_ERROR}`,
-        403: 'BLOCKED_BY_ANTIBOT, or CHALLENGE_DETECTED (a bot challenge on every tier, or a captcha tier 5 could not pass; refunded)',
-        413: 'CONTENT_TOO_LARGE (page over 10 MB, refunded)',
-        415: 'UNSUPPORTED_CONTENT_TYPE (refunded)',
-        422: 'TARGET_NOT_FOUND, EXTRACTION_FAILED or SCRAPE_FAILED (refunded)',
-        429: "rate_limit_exceeded: the account's jobs in flight or dispatches per minute are at its tier's entitlement (body: detail, docs_url; SPEC 7.4)",
-        503: 'NETWORK_ERROR or TARGET_UNAVAILABLE (refunded), or SERVICE_UNAVAILABLE',
-        504: 'TIMEOUT (refunded)',
-      },
+      errors: SCRAPE_ERRORS,
+      errorSchema: ScrapeError,
       handler: ({ ctx, body }) => runScrape(ctx, deps.controlPlane, body),
     }),
     defineRoute({

@@ -4,6 +4,7 @@ import { COUNTRY_PROFILES } from '../../../common/locations.js';
 import { parseProxyUrl } from '../../../common/proxy-url.js';
 import { CALLER_TIERS } from '../../../common/tiers.js';
 import { Billing } from '../shared/billing.js';
+import { ErrorEnvelope } from '../../http/error-envelope.js';
 import { CookieMap, ExtractionSchema, formatList, HttpsUrl, HttpUrl, promptText, RagOptions, RequestHeaders } from '../shared/fields.js';
 
 /** Seconds a fetch may take. */
@@ -142,9 +143,13 @@ export const ScrapeRequest = z
       }),
     headers: RequestHeaders.optional(),
     follow_redirects: z.boolean().default(true).meta({
-      description: 'false: a redirect is not followed; its 3xx answer is the result (status_code, headers.location). HTTP tiers only: not with render_js or mode js.',
+      description: 'false: a redirect is not followed; its 3xx answer is the result (status_code, headers.location). HTTP tiers only: not with render_js, mode js or a force_tier of 3 and up, and escalation stops at tier 2.',
     }),
-    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']).default('GET'),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']).default('GET').meta({
+      description:
+        'The method the target is fetched with. A browser navigates with GET, so any other method runs on the HTTP tiers (1 and 2) only: ' +
+        'not with render_js, mode js or a force_tier of 3 and up (VALIDATION_ERROR), and escalation stops at tier 2.',
+    }),
     body: z
       .string()
       .refine((b) => Buffer.byteLength(b, 'utf8') <= MAX_TARGET_REQUEST_BODY_BYTES, `body is at most ${sizeLabel(MAX_TARGET_REQUEST_BODY_BYTES)}`)
@@ -156,9 +161,6 @@ export const ScrapeRequest = z
   .superRefine((r, ctx) => {
     if (r.sync_policy === 'wait_until_deadline' && !r.sync) {
       ctx.addIssue({ code: 'custom', path: ['sync_policy'], message: 'wait_until_deadline requires sync: true' });
-    }
-    if (!r.follow_redirects && (r.mode === 'js' || r.advanced?.render_js === true)) {
-      ctx.addIssue({ code: 'custom', path: ['follow_redirects'], message: 'follow_redirects false is served by the HTTP tiers; it cannot be combined with render_js or mode js' });
     }
     if (r.body !== undefined && (r.method === 'GET' || r.method === 'HEAD')) {
       ctx.addIssue({ code: 'custom', path: ['body'], message: `a body is not allowed with method ${r.method}` });
@@ -200,6 +202,13 @@ export const ScrapeResult = z
     version: z.literal('v1'),
   })
   .meta({ id: 'ScrapeResult' });
+
+/** A scrape's failure: the error envelope, and for a job that ran, its id and billing (refunded per SPEC 7.5). */
+export const ScrapeError = ErrorEnvelope.extend({
+  billing: Billing.optional().meta({ description: 'A job that ran and failed: what it was charged (0 when refunded), with refunded and reason.' }),
+  job_id: z.string().optional().meta({ description: 'A job that ran and failed: its id, to poll.' }),
+  version: z.literal('v1').optional(),
+}).meta({ id: 'ScrapeError', description: 'The error envelope, with the failed job\'s billing and id when a job ran.' });
 
 export const ScrapeAccepted = z
   .object({

@@ -34,7 +34,7 @@ export const RefreshSessionRequest = z
   .refine((b) => b.cookies !== undefined || b.expires_at !== undefined, 'send cookies, expires_at or both')
   .meta({ id: 'RefreshSessionRequest' });
 
-export const SessionIdParam = z.object({ session_id: z.string().meta({ description: 'The session id (UUID).' }) });
+export const SessionIdParam = z.object({ session_id: z.uuid().meta({ description: 'The session id (a UUID; anything else answers 400 VALIDATION_ERROR).' }) });
 
 export const SessionListQuery = z
   .object({ status: z.enum(['active', 'expired', 'inactive']).optional().meta({ description: 'Only sessions in this state; absent: active and expired ones.' }) })
