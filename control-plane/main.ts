@@ -119,7 +119,7 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
           premiumProxies: config.premiumProxies,
           delivery: { storage: crawlStorage, masterKeyHex: config.masterKeyHex },
         }));
-      router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names }));
+      router.service(HealthService, createHealthService({ pool, redis, nc, clickhouse, workers, jsm, names, llmConfigured: services.llmConfigured }));
       router.service(ApiKeyService, createKeyService({ pool, clickhouse, masterKeyHex: config.masterKeyHex, limits: keyLimits, changes: keyChanges }));
       router.service(AccountService, createAccountService({ pool, sessionTokens, welcomeBonus: config.welcomeBonus }));
       router.service(OAuthService, createOAuthService({ pool, masterKeyHex: config.masterKeyHex, redirects, keyRevoked: (keyId) => keyChanges.announce(keyId) }));

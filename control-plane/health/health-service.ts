@@ -8,8 +8,8 @@ import type pg from 'pg';
 import { JOB_DEADLINE_MAX_MS } from '../../common/limits.js';
 import type { NatsNames } from '../../common/nats-names.js';
 import { readDocumentCapabilities } from '../../common/document-capabilities.js';
-import { DOCUMENT_POOL } from '../../common/tiers.js';
-import { CheckResponseSchema, ComponentHealthSchema, HealthService, JobsHealthResponseSchema, OcrHealthResponseSchema } from '../../proto/gen/trawl/v1/health_pb.js';
+import { DOCUMENT_POOL, EXTRACT_POOL } from '../../common/tiers.js';
+import { CheckResponseSchema, ComponentHealthSchema, ExtractionHealthResponseSchema, HealthService, JobsHealthResponseSchema, OcrHealthResponseSchema } from '../../proto/gen/trawl/v1/health_pb.js';
 import { callerOf, requireAdmin } from '../accounts/caller.js';
 import type { WorkerRegistry } from './worker-registry.js';
 
@@ -21,6 +21,8 @@ export interface HealthDeps {
   workers: WorkerRegistry;
   jsm: JetStreamManager;
   names: NatsNames;
+  /** An LLM provider is configured (TRAWL_LLM_BASE_URL): extraction_prompt is accepted. */
+  llmConfigured: boolean;
 }
 
 /** Stuck jobs from which GET /api/v1/health/jobs answers degraded (SPEC 4.11). */
@@ -100,6 +102,17 @@ export function createHealthService(deps: HealthDeps): ServiceImpl<typeof Health
           : stuck === 0
             ? 'No stuck jobs'
             : `${stuck} stuck jobs, below the threshold of ${STUCK_JOBS_THRESHOLD}`,
+      });
+    },
+
+    extraction() {
+      const workers = deps.workers.liveCounts()[EXTRACT_POOL] ?? 0;
+      const llm = deps.llmConfigured ? 'LLM extraction (extraction_prompt) is configured' : 'LLM extraction (extraction_prompt) is not configured';
+      return create(ExtractionHealthResponseSchema, {
+        available: workers > 0,
+        workers,
+        llmConfigured: deps.llmConfigured,
+        message: workers > 0 ? `${workers} extract worker${workers === 1 ? '' : 's'} running; ${llm}` : `No extract-pool worker is running; ${llm}`,
       });
     },
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { apiClient } from '../support/api.js';
-import { getStack, type TestStack } from '../support/stack.js';
+import { createTestAccount, getStack, waitForWorkers, type TestStack } from '../support/stack.js';
 
 describe('health, status and the API reference', function () {
   this.timeout(60_000);
@@ -39,6 +39,17 @@ describe('health, status and the API reference', function () {
       worker: 'operational',
     });
     expect(res.body.workers['fetch-t1']).to.be.at.least(1);
+  });
+
+  it('reports extraction readiness to a caller with a key: the extract pool and LLM extraction', async () => {
+    expect((await apiClient(stack.baseUrl).get('/api/v1/health/extraction')).status).to.equal(401);
+    await waitForWorkers(stack.baseUrl, 60_000, 'extract');
+    const { key } = await createTestAccount(stack, 0);
+    const res = await apiClient(stack.baseUrl, key).get('/api/v1/health/extraction');
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body).to.include({ status: 'available', llm_configured: true });
+    expect(res.body.workers).to.be.at.least(1);
+    expect(res.body.message).to.contain('extract worker');
   });
 
   it('serves an OpenAPI 3.1 document generated from the request schemas', async () => {

@@ -5,7 +5,7 @@ import { IP_LIMITS } from '../../../common/limits.js';
 import { callOptions } from '../../http/call-options.js';
 import { RETRY_AFTER_HEADER, setRetryAfter } from '../../http/retry-after.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { HealthStatus, JobsHealth, Liveness, OcrHealth, Readiness, ServiceStatus } from './schemas.js';
+import { ExtractionHealth, HealthStatus, JobsHealth, Liveness, OcrHealth, Readiness, ServiceStatus } from './schemas.js';
 
 const CHECK_TIMEOUT_MS = 3_000;
 
@@ -27,7 +27,7 @@ function unavailable(ctx: Context): void {
   setRetryAfter(ctx);
 }
 
-/** Health routes answer without an API key, except the jobs report (SPEC 4.11). */
+/** Health routes answer without an API key, except the jobs, extraction and OCR reports (SPEC 4.11). */
 export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
   const coreHealthy = async () => {
     const res = await check(deps.controlPlane);
@@ -110,6 +110,20 @@ export function healthRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       handler: async ({ ctx }) => {
         const res = await deps.controlPlane.health.jobs({}, callOptions(ctx, CHECK_TIMEOUT_MS));
         ctx.body = { stuck_jobs: res.stuckJobs, threshold: res.threshold, status: res.status, queue_depth: Number(res.queueDepth), message: res.message };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/health/extraction',
+      operationId: 'extractionHealth',
+      summary: 'Extraction readiness',
+      description: 'Whether content extraction can run: the live extract-pool workers and whether LLM extraction is configured. Takes an API key or a session token.',
+      tags: ['Health'],
+      auth: 'either',
+      responses: { 200: { description: 'The extraction report', schema: ExtractionHealth } },
+      handler: async ({ ctx }) => {
+        const res = await deps.controlPlane.health.extraction({}, callOptions(ctx, CHECK_TIMEOUT_MS));
+        ctx.body = { status: res.available ? 'available' : 'unavailable', workers: res.workers, llm_configured: res.llmConfigured, message: res.message };
       },
     }),
     defineRoute({

@@ -29,6 +29,15 @@ export const JobsHealth = z
     message: z.string(),
   })
   .meta({ id: 'JobsHealth' });
+export const ExtractionHealth = z
+  .object({
+    status: z.enum(['available', 'unavailable']).meta({ description: 'available while an extract-pool worker runs (POST /api/v1/extract).' }),
+    workers: z.number().int().meta({ description: 'Extract-pool workers alive in the last heartbeat window.' }),
+    llm_configured: z.boolean().meta({ description: 'An LLM provider is configured: extraction_prompt is accepted (otherwise 503 SERVICE_UNAVAILABLE).' }),
+    message: z.string(),
+  })
+  .meta({ id: 'ExtractionHealth' });
+
 export const OcrHealth = z
   .object({
     status: z.enum(['available', 'unavailable']),

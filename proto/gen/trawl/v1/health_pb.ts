@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file trawl/v1/health.proto.
  */
 export const file_trawl_v1_health: GenFile = /*@__PURE__*/
-  fileDesc("ChV0cmF3bC92MS9oZWFsdGgucHJvdG8SCHRyYXdsLnYxIg4KDENoZWNrUmVxdWVzdCJOCg9Db21wb25lbnRIZWFsdGgSDAoEbmFtZRgBIAEoCRIKCgJvaxgCIAEoCBISCgpsYXRlbmN5X21zGAMgASgDEg0KBWVycm9yGAQgASgJIr4BCg1DaGVja1Jlc3BvbnNlEgoKAm9rGAEgASgIEi0KCmNvbXBvbmVudHMYAiADKAsyGS50cmF3bC52MS5Db21wb25lbnRIZWFsdGgSPgoMbGl2ZV93b3JrZXJzGAMgAygLMigudHJhd2wudjEuQ2hlY2tSZXNwb25zZS5MaXZlV29ya2Vyc0VudHJ5GjIKEExpdmVXb3JrZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgFOgI4ASITChFKb2JzSGVhbHRoUmVxdWVzdCJxChJKb2JzSGVhbHRoUmVzcG9uc2USEgoKc3R1Y2tfam9icxgBIAEoBRIRCgl0aHJlc2hvbGQYAiABKAUSDgoGc3RhdHVzGAMgASgJEhMKC3F1ZXVlX2RlcHRoGAQgASgDEg8KB21lc3NhZ2UYBSABKAkiEgoQT2NySGVhbHRoUmVxdWVzdCJrChFPY3JIZWFsdGhSZXNwb25zZRIRCglhdmFpbGFibGUYASABKAgSDwoHd29ya2VycxgCIAEoBRIRCglsYW5ndWFnZXMYAyADKAkSDgoGZW5naW5lGAQgASgJEg8KB21lc3NhZ2UYBSABKAkyzAEKDUhlYWx0aFNlcnZpY2USOAoFQ2hlY2sSFi50cmF3bC52MS5DaGVja1JlcXVlc3QaFy50cmF3bC52MS5DaGVja1Jlc3BvbnNlEkEKBEpvYnMSGy50cmF3bC52MS5Kb2JzSGVhbHRoUmVxdWVzdBocLnRyYXdsLnYxLkpvYnNIZWFsdGhSZXNwb25zZRI+CgNPY3ISGi50cmF3bC52MS5PY3JIZWFsdGhSZXF1ZXN0GhsudHJhd2wudjEuT2NySGVhbHRoUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChV0cmF3bC92MS9oZWFsdGgucHJvdG8SCHRyYXdsLnYxIg4KDENoZWNrUmVxdWVzdCJOCg9Db21wb25lbnRIZWFsdGgSDAoEbmFtZRgBIAEoCRIKCgJvaxgCIAEoCBISCgpsYXRlbmN5X21zGAMgASgDEg0KBWVycm9yGAQgASgJIr4BCg1DaGVja1Jlc3BvbnNlEgoKAm9rGAEgASgIEi0KCmNvbXBvbmVudHMYAiADKAsyGS50cmF3bC52MS5Db21wb25lbnRIZWFsdGgSPgoMbGl2ZV93b3JrZXJzGAMgAygLMigudHJhd2wudjEuQ2hlY2tSZXNwb25zZS5MaXZlV29ya2Vyc0VudHJ5GjIKEExpdmVXb3JrZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgFOgI4ASITChFKb2JzSGVhbHRoUmVxdWVzdCJxChJKb2JzSGVhbHRoUmVzcG9uc2USEgoKc3R1Y2tfam9icxgBIAEoBRIRCgl0aHJlc2hvbGQYAiABKAUSDgoGc3RhdHVzGAMgASgJEhMKC3F1ZXVlX2RlcHRoGAQgASgDEg8KB21lc3NhZ2UYBSABKAkiEgoQT2NySGVhbHRoUmVxdWVzdCJrChFPY3JIZWFsdGhSZXNwb25zZRIRCglhdmFpbGFibGUYASABKAgSDwoHd29ya2VycxgCIAEoBRIRCglsYW5ndWFnZXMYAyADKAkSDgoGZW5naW5lGAQgASgJEg8KB21lc3NhZ2UYBSABKAkiGQoXRXh0cmFjdGlvbkhlYWx0aFJlcXVlc3QiZwoYRXh0cmFjdGlvbkhlYWx0aFJlc3BvbnNlEhEKCWF2YWlsYWJsZRgBIAEoCBIPCgd3b3JrZXJzGAIgASgFEhYKDmxsbV9jb25maWd1cmVkGAMgASgIEg8KB21lc3NhZ2UYBCABKAkyoQIKDUhlYWx0aFNlcnZpY2USOAoFQ2hlY2sSFi50cmF3bC52MS5DaGVja1JlcXVlc3QaFy50cmF3bC52MS5DaGVja1Jlc3BvbnNlEkEKBEpvYnMSGy50cmF3bC52MS5Kb2JzSGVhbHRoUmVxdWVzdBocLnRyYXdsLnYxLkpvYnNIZWFsdGhSZXNwb25zZRI+CgNPY3ISGi50cmF3bC52MS5PY3JIZWFsdGhSZXF1ZXN0GhsudHJhd2wudjEuT2NySGVhbHRoUmVzcG9uc2USUwoKRXh0cmFjdGlvbhIhLnRyYXdsLnYxLkV4dHJhY3Rpb25IZWFsdGhSZXF1ZXN0GiIudHJhd2wudjEuRXh0cmFjdGlvbkhlYWx0aFJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message trawl.v1.CheckRequest
@@ -203,6 +203,57 @@ export const OcrHealthResponseSchema: GenMessage<OcrHealthResponse> = /*@__PURE_
   messageDesc(file_trawl_v1_health, 6);
 
 /**
+ * @generated from message trawl.v1.ExtractionHealthRequest
+ */
+export type ExtractionHealthRequest = Message<"trawl.v1.ExtractionHealthRequest"> & {
+};
+
+/**
+ * Describes the message trawl.v1.ExtractionHealthRequest.
+ * Use `create(ExtractionHealthRequestSchema)` to create a new message.
+ */
+export const ExtractionHealthRequestSchema: GenMessage<ExtractionHealthRequest> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_health, 7);
+
+/**
+ * @generated from message trawl.v1.ExtractionHealthResponse
+ */
+export type ExtractionHealthResponse = Message<"trawl.v1.ExtractionHealthResponse"> & {
+  /**
+   * An extract-pool worker is alive (POST /api/v1/extract runs there).
+   *
+   * @generated from field: bool available = 1;
+   */
+  available: boolean;
+
+  /**
+   * Extract-pool workers alive in the last heartbeat window.
+   *
+   * @generated from field: int32 workers = 2;
+   */
+  workers: number;
+
+  /**
+   * An LLM provider is configured: extraction_prompt is accepted.
+   *
+   * @generated from field: bool llm_configured = 3;
+   */
+  llmConfigured: boolean;
+
+  /**
+   * @generated from field: string message = 4;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message trawl.v1.ExtractionHealthResponse.
+ * Use `create(ExtractionHealthResponseSchema)` to create a new message.
+ */
+export const ExtractionHealthResponseSchema: GenMessage<ExtractionHealthResponse> = /*@__PURE__*/
+  messageDesc(file_trawl_v1_health, 8);
+
+/**
  * @generated from service trawl.v1.HealthService
  */
 export const HealthService: GenService<{
@@ -235,6 +286,16 @@ export const HealthService: GenService<{
     methodKind: "unary";
     input: typeof OcrHealthRequestSchema;
     output: typeof OcrHealthResponseSchema;
+  },
+  /**
+   * Extraction reports whether content extraction can run (GET /api/v1/health/extraction): the extract pool and LLM extraction; takes an API key or a session token.
+   *
+   * @generated from rpc trawl.v1.HealthService.Extraction
+   */
+  extraction: {
+    methodKind: "unary";
+    input: typeof ExtractionHealthRequestSchema;
+    output: typeof ExtractionHealthResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_trawl_v1_health, 0);
