@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bash deploy/local/ensure-services.sh
+node --import tsx deploy/local/ports-preflight.ts
 echo "[setup] compiling" >&2
 bash deploy/local/build.sh
 exec node dist/deploy/local/stack.js
