@@ -159,7 +159,8 @@ export function planTiers(input: TierPlanInput): TierPlan {
  * Tier 5 ends a plan that escalates up to the browser, when it is deployed
  * and max_credits allows its price. The caller never names it (SPEC 2.1):
  * max_tier 4 leaves it on; a lower max_tier, force_tier, fail_fast and
- * whatever keeps the request on the HTTP tiers (httpOnlyLimit) leave it off. It runs only after an attempt met a captcha (nextTier).
+ * whatever keeps the request on the HTTP tiers (httpOnlyLimit) leave it
+ * off. It runs only after an attempt met a captcha (nextTier).
  */
 function plansCaptchaTier(input: TierPlanInput, maxTier: string): boolean {
   const { costControls: cc } = input;
@@ -179,16 +180,16 @@ function documentPlan(input: TierPlanInput): TierPlan {
   const what = field === 'mode' ? `mode "${input.mode}"` : 'advanced.ocr';
   if (input.renderJs || input.mode === 'js') {
     const browser = input.renderJs ? 'advanced.render_js' : 'mode';
-    throw new TrawlError('VALIDATION_ERROR', `${what} reads documents over plain HTTP and cannot be combined with ${input.renderJs ? 'advanced.render_js' : 'mode "js"'}`, {
-      fields: [
-        { field: field === browser ? 'advanced.ocr' : field, message: 'runs on the document pool', code: 'conflict' },
-        { field: browser, message: 'needs the browser', code: 'conflict' },
-      ],
-    });
+    throw conflict(
+      `${what} reads documents over plain HTTP and cannot be combined with ${input.renderJs ? 'advanced.render_js' : 'mode "js"'}`,
+      { field: field === browser ? 'advanced.ocr' : field, message: 'runs on the document pool' },
+      { field: browser, message: 'needs the browser' },
+    );
   }
   if (cc.forceTier !== undefined && cc.forceTier !== DOCUMENT_TIER) {
-    throw new TrawlError('VALIDATION_ERROR', `${what} is fetched at tier ${DOCUMENT_TIER}; cost_controls.force_tier ${cc.forceTier} cannot apply`, {
-      fields: [{ field: 'cost_controls.force_tier', message: `only ${DOCUMENT_TIER} runs ${what}`, code: 'conflict' }],
+    throw conflict(`${what} is fetched at tier ${DOCUMENT_TIER}; cost_controls.force_tier ${cc.forceTier} cannot apply`, {
+      field: 'cost_controls.force_tier',
+      message: `only ${DOCUMENT_TIER} runs ${what}`,
     });
   }
   const addOnMicrocents = addOnsPrice(input.addOns ?? []);
