@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startSiteServer, type SiteServer } from '../fixtures/site-server.js';
+import { API_JSON, ARTICLE_TITLE, startSiteServer, type SiteServer } from '../fixtures/site-server.js';
 import { BANNER_TEXT, GUARDED_TEXT, LATE_TEXT, RENDERED_TEXT, SCROLL_ITEMS, startTrapServer, TIER_ROUTES, type TrapServer } from '../fixtures/tier-pages.js';
 import { apiClient, balanceOf } from '../support/api.js';
 import { createTestAccount, getStack, waitForWorkers, type TestStack } from '../support/stack.js';
@@ -133,7 +133,36 @@ describe('the browser tier (tier 4)', function () {
     }
   });
 
+  it('reads a JSON API and a PDF the browser is sent to as served, as the HTTP tiers do', async () => {
+    const api_ = await render('/api/json', { formats: ['json', 'markdown'] });
+    expect(api_.status, JSON.stringify(api_.body).slice(0, 400)).to.equal(200);
+    expect(api_.body.extraction_method).to.equal('raw_json_api');
+    expect(api_.body.content.json).to.deep.equal(API_JSON);
+    expect(api_.body.billing.tier_used).to.equal('4');
+    const pdf = await render('/pdf');
+    expect(pdf.status, JSON.stringify(pdf.body).slice(0, 400)).to.equal(200);
+    expect(pdf.body.content).to.contain('Harbour report');
+    expect(pdf.body.billing.tier_used).to.equal('4');
+  });
+
+  it('reads a page that sends itself on by script at the document it lands on', async () => {
+    const res = await render('/tiers/moves-on', { formats: ['text'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
+    expect(res.body.content).to.contain(ARTICLE_TITLE);
+    expect(res.body.final_url).to.equal(`${site.url}/article`);
+  });
+
   describe('the SSRF guard on every request the browser makes', () => {
+    it('fails a page that sends itself by script to a private address with URL_NOT_ALLOWED, refunded, never answering the error page', async () => {
+      const before = await balanceOf(stack.pool, account.accountId);
+      const res = await render(`/tiers/moves-on?delay=0&to=${encodeURIComponent(`${trap.url}/admin`)}`, { formats: ['text'] });
+      expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(400);
+      expect(res.body.error).to.equal('URL_NOT_ALLOWED');
+      expect(res.body.billing.refunded).to.equal(true);
+      expect(trap.hits()).to.equal(0);
+      expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+    });
+
     it('lets no sub-resource of a page reach a private address, and still answers the page', async () => {
       const res = await render(`/tiers/private-subresources?trap=${encodeURIComponent(trap.url)}`, { wait_until: 'networkidle' });
       expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);

@@ -4,6 +4,9 @@ import { WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } from '../../common/limits.js';
 import type { BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
 import { CHALLENGE_SCAN_CHARS } from './challenge-detector.js';
 import type { FetchFailure, FetchOutcome } from './fetch-result.js';
+import { detectCharset } from './charset.js';
+import { isTextualMime, parseContentType } from './content-type.js';
+import { PDF_MIME } from './document-types.js';
 import { classifyStatusAfterBody, classifyStatusBeforeBody } from './http-fetcher.js';
 import type { PageRequest } from './leased-fetch-work.js';
 import { assertUrlAllowed, isUrlAllowedNow, isUrlNotAllowedError, type GuardOptions } from '../../common/ssrf-guard.js';
@@ -35,6 +38,10 @@ export interface PageLoaderDeps {
 
 type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
 const WAIT_UNTIL: ReadonlySet<string> = new Set(['load', 'domcontentloaded', 'networkidle']);
+/** Where Chromium shows a navigation that failed. */
+const BROWSER_ERROR_PAGE = 'chrome-error://';
+/** Media types the browser renders as a page, read from the DOM; any other document is read as served. */
+const RENDERED_MIMES: ReadonlySet<string> = new Set(['text/html', 'application/xhtml+xml']);
 
 /** A load whose task was abandoned (its deadline passed or it was cancelled): the context was closed under it. */
 const ABANDONED = { code: 'TIMEOUT', message: 'The page load was abandoned', escalate: false } as const;
@@ -97,13 +104,32 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
       finalUrl = page.url();
       return fail(stopped);
     }
+    // A page that sent itself somewhere that failed (a script or a refresh to a refused address) shows the browser's error page: no result.
+    const errorPage = async () => (page.url().startsWith(BROWSER_ERROR_PAGE) ? fail(await unreachable((finalUrl = failedNavigations.at(-1) ?? req.url), deps.guard)) : null);
     response = latest ?? response;
     finalUrl = page.url();
+    const failedAway = await errorPage();
+    if (failedAway) return failedAway;
     if (!response) return fail({ code: 'NETWORK_ERROR', message: 'The page gave no response', escalate: false });
     const status = response.status();
     const headers = await response.allHeaders();
     const early = classifyStatusBeforeBody(status);
     if (early) return fail({ ...early, statusCode: status });
+    const declared = parseContentType(headers['content-type']);
+    if (declared && !RENDERED_MIMES.has(declared.mime)) {
+      // A PDF, JSON, plain text or an image is not a page to render: its bytes as served are the result, read as the
+      // HTTP tiers read them (the PDF's text, the JSON API's body), and refused where they would refuse them.
+      if (!isTextualMime(declared.mime) && !req.acceptMimes.includes(declared.mime)) {
+        return fail({ code: 'UNSUPPORTED_CONTENT_TYPE', message: `The content type ${declared.mime} is not supported in this mode`, statusCode: status, escalate: false });
+      }
+      const served = await servedBytes(page, response, declared.mime);
+      if (!served) return fail({ code: 'NETWORK_ERROR', message: `The browser did not keep the ${declared.mime} document it was served`, statusCode: status, escalate: false });
+      if (served.length > deps.maxBytes) {
+        return fail({ code: 'CONTENT_TOO_LARGE', message: `The response is ${served.length} bytes, over the ${deps.maxBytes} byte limit`, statusCode: status, escalate: false });
+      }
+      const charset = detectCharset(served, declared.mime, declared.charset);
+      return { kind: 'ok', statusCode: status, finalUrl, redirects: redirectsTo(response), headers, contentType: declared.mime, charset, body: served, bytes: served.length, timings: timings() };
+    }
 
     if (options?.waitFor) {
       const limit = Math.min(options.waitForTimeoutMs || WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS, Math.max(1, deadlineMs - Date.now()));
@@ -116,15 +142,16 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
         return fail({ code: 'EXTRACTION_FAILED', message: `wait_for ${JSON.stringify(options.waitFor)} is not a usable CSS selector`, statusCode: status, escalate: false });
       }
     }
-    const html = await readPage(page, { scroll: options?.scroll, removeBanners: options?.removeCookieBanners === true, deadlineMs });
+    const html = await readSettledPage(page, { scroll: options?.scroll, removeBanners: options?.removeCookieBanners === true, deadlineMs }, waitUntil);
+    finalUrl = page.url();
+    const failedWhileRead = await errorPage();
+    if (failedWhileRead) return failedWhileRead;
     const body = Buffer.from(html, 'utf8');
     if (body.length > deps.maxBytes) {
       return fail({ code: 'CONTENT_TOO_LARGE', message: `The rendered page is ${body.length} bytes, over the ${deps.maxBytes} byte limit`, statusCode: status, escalate: false });
     }
     const verdict = classifyStatusAfterBody(status, headers, html.slice(0, CHALLENGE_SCAN_CHARS));
     if (verdict) return fail({ ...verdict, statusCode: status, bytes: body.length });
-    const redirects: string[] = [];
-    for (let r = response.request().redirectedFrom(); r; r = r.redirectedFrom()) redirects.unshift(r.url());
     const artifacts = await captureArtifacts(deps, page, options);
     keepTab = tab.warm !== null && new URL(finalUrl).origin === tab.warm.origin;
     return {
@@ -132,7 +159,7 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
       kind: 'ok',
       statusCode: status,
       finalUrl,
-      redirects,
+      redirects: redirectsTo(response),
       headers,
       contentType: 'text/html',
       charset: 'utf-8',
@@ -150,6 +177,47 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     if (tab?.warm && keepTab && !req.signal.aborted) void deps.warmPages!.keep(tab.warm);
     else await tab?.context.close().catch(() => undefined);
   }
+}
+
+/**
+ * The bytes of a document the browser was served instead of a page. Chromium
+ * shows a PDF in its viewer, and the navigation's body is then the viewer's
+ * page: the PDF is fetched again from that page, through the browser's own
+ * network (its proxy, the guard, the page's cookies).
+ */
+async function servedBytes(page: Page, response: Response, mime: string): Promise<Buffer | null> {
+  if (mime !== PDF_MIME) return response.body().catch(() => null);
+  const base64 = await page
+    .evaluate(async (url) => {
+      const bytes = new Uint8Array(await (await fetch(url, { credentials: 'include' })).arrayBuffer());
+      let binary = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return btoa(binary);
+    }, response.url())
+    .catch(() => null);
+  return base64 === null ? null : Buffer.from(base64, 'base64');
+}
+
+/** A page that navigates again while it is read (a script's or a refresh's redirect) is read once its new document has loaded. */
+const READ_ATTEMPTS = 3;
+const NAVIGATED_AWAY = /Execution context was destroyed|navigat/i;
+
+async function readSettledPage(page: Page, opts: Parameters<typeof readPage>[1], waitUntil: WaitUntil): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readPage(page, opts);
+    } catch (err) {
+      if (attempt >= READ_ATTEMPTS || !(err instanceof Error) || !NAVIGATED_AWAY.test(err.message)) throw err;
+      await page.waitForLoadState(waitUntil, { timeout: Math.max(1, opts.deadlineMs - Date.now()) }).catch(() => undefined);
+    }
+  }
+}
+
+/** The URLs the main document was redirected from, first to last. */
+function redirectsTo(response: Response): string[] {
+  const redirects: string[] = [];
+  for (let r = response.request().redirectedFrom(); r; r = r.redirectedFrom()) redirects.unshift(r.url());
+  return redirects;
 }
 
 /** The context and page a load runs in, with the listeners the load added (removed before the tab is kept). */
@@ -251,6 +319,20 @@ async function captureArtifacts(deps: PageLoaderDeps, page: Page, options: Brows
   return { ...(screenshotUrl ? { screenshotUrl } : {}), ...(pdfUrl ? { pdfUrl } : {}) };
 }
 
+/** A URL the browser's connection through the guarded proxy failed for: URL_NOT_ALLOWED when the guard refuses it, else unreachable. */
+async function unreachable(failedUrl: string, guard: GuardOptions): Promise<Omit<FetchFailure, 'kind' | 'timings'>> {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(failedUrl);
+  } catch {
+    // Judged as not allowed below.
+  }
+  if (!parsed || !(await isUrlAllowedNow(parsed, guard))) {
+    return { code: 'URL_NOT_ALLOWED', message: `The page or a redirect from it leads to ${failedUrl}, which is not a public internet address`, escalate: false };
+  }
+  return { code: 'NETWORK_ERROR', message: `${parsed.host} cannot be reached`, escalate: false };
+}
+
 /**
  * Why a navigation failed. A connection the proxy refused is told apart from
  * an unreachable host by judging the URL that failed again, as the proxy
@@ -258,18 +340,7 @@ async function captureArtifacts(deps: PageLoaderDeps, page: Page, options: Brows
  */
 async function navigationFailure(err: unknown, failedUrl: string, guard: GuardOptions): Promise<Omit<FetchFailure, 'kind' | 'timings'>> {
   const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-  if (PROXY_REFUSAL.test(message)) {
-    let parsed: URL | null = null;
-    try {
-      parsed = new URL(failedUrl);
-    } catch {
-      // Judged as not allowed below.
-    }
-    if (!parsed || !(await isUrlAllowedNow(parsed, guard))) {
-      return { code: 'URL_NOT_ALLOWED', message: `The page or a redirect from it leads to ${failedUrl}, which is not a public internet address`, escalate: false };
-    }
-    return { code: 'NETWORK_ERROR', message: `${parsed.host} cannot be reached`, escalate: false };
-  }
+  if (PROXY_REFUSAL.test(message)) return unreachable(failedUrl, guard);
   if (/Timeout/i.test(message)) return { code: 'TIMEOUT', message: `The page did not finish loading in time (${message})`, escalate: false };
   if (/ERR_NAME_NOT_RESOLVED|ERR_CONNECTION_REFUSED|ERR_ADDRESS_UNREACHABLE/.test(message)) return { code: 'NETWORK_ERROR', message, escalate: false };
   if (/ERR_TOO_MANY_REDIRECTS/.test(message)) return { code: 'NETWORK_ERROR', message: 'The target redirects in a loop', escalate: false };
