@@ -17,6 +17,8 @@ export interface TierPlanInput {
   method?: string;
   /** follow_redirects false: the 3xx answer is the result, which only the HTTP tiers give (a browser follows redirects). */
   followRedirects?: boolean;
+  /** An option only a browser carries out (wait_for, enable_scroll true), by its field: it asks for the browser as render_js does. */
+  browserOption?: string;
   /** advanced.ocr: an image response is read by OCR (on the document pool). */
   ocr?: boolean;
   /** The SPEC 2.5 add-ons the request takes, charged with its successful attempt. */
@@ -67,6 +69,7 @@ function httpOnlyLimit(input: TierPlanInput): Limit | null {
 function browserLimit(input: TierPlanInput): Limit | null {
   if (input.renderJs) return { field: 'advanced.render_js', message: `needs a browser tier (${SLOW_TIER} and up)` };
   if (input.mode === 'js') return { field: 'mode', message: `js needs a browser tier (${SLOW_TIER} and up)` };
+  if (input.browserOption) return { field: input.browserOption, message: `is carried out by a browser tier (${SLOW_TIER} and up)` };
   return null;
 }
 

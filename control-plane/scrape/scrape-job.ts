@@ -13,10 +13,18 @@ export function tierPlanInput(request: ScrapeRequest): Omit<TierPlanInput, 'avai
     renderJs: request.advanced?.['render_js'] === true,
     ocr: request.advanced?.['ocr'] === true,
     method: request.method,
+    ...browserOptionOf(request),
     ...(request.followRedirects === false ? { followRedirects: false } : {}),
     addOns: addOnsOf(request.mode, request.advanced),
     costControls: request.costControls ?? {},
   };
+}
+
+/** The first option of the request only a browser carries out, if any. */
+function browserOptionOf(request: ScrapeRequest): { browserOption?: string } {
+  if (request.waitFor) return { browserOption: 'wait_for' };
+  if (request.enableScroll === true) return { browserOption: 'enable_scroll' };
+  return {};
 }
 
 /** The job a scrape request becomes: it starts on the plan's first tier and reserves the plan's most expensive one. */

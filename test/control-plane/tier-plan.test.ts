@@ -53,9 +53,10 @@ describe('tier planning', () => {
     expect(planTiers({ mode: 'html', renderJs: false, costControls: {}, availableTiers: ALL }).tiers).to.deep.equal(['1', '2']);
   });
 
-  it('sends render_js and js mode straight to the browser tier', () => {
+  it('sends render_js, js mode and the options only a browser carries out (wait_for, enable_scroll) straight to the browser tier', () => {
     expect(planTiers({ mode: 'auto', renderJs: true, costControls: {}, availableTiers: ALL }).tiers).to.deep.equal(['4']);
     expect(planTiers({ mode: 'js', renderJs: false, costControls: {}, availableTiers: ALL }).tiers).to.deep.equal(['4']);
+    expect(planTiers({ mode: 'auto', renderJs: false, costControls: {}, availableTiers: ALL, browserOption: 'wait_for' }).tiers).to.deep.equal(['4']);
   });
 
   it('honours force_tier, including 3.5, and refuses it above max_tier', () => {
@@ -148,6 +149,11 @@ describe('tier planning', () => {
       const full = { mode: 'auto', renderJs: false, costControls: {}, availableTiers: ALL, ...input };
       expect(fields(() => planTiers(full)), JSON.stringify(input)).to.deep.equal(expected);
     }
+    expect(fields(() => planTiers({ mode: 'html', renderJs: false, costControls: {}, availableTiers: ALL, browserOption: 'wait_for' }))).to.deep.equal(['wait_for', 'mode']);
+    expect(fields(() => planTiers({ mode: 'auto', renderJs: false, costControls: { maxTier: '2' }, availableTiers: ALL, browserOption: 'enable_scroll' }))).to.deep.equal([
+      'enable_scroll',
+      'cost_controls.max_tier',
+    ]);
     // A browser tier named by force_tier renders: tier 3 serves render_js.
     expect(planTiers({ mode: 'js', renderJs: false, costControls: { forceTier: '3' }, availableTiers: ALL }).tiers).to.deep.equal(['3']);
   });

@@ -27,6 +27,11 @@ describe('request validation and the error envelope', function () {
     ['POST with neither body nor content type', { url: 'https://example.com', method: 'POST' }, 'body'],
     ['sync_policy without sync', { url: 'https://example.com', sync: false, sync_policy: 'wait_until_deadline' }, 'sync_policy'],
     ['screenshot without render_js', { url: 'https://example.com', advanced: { screenshot: true } }, 'advanced.screenshot'],
+    ['render_js false with mode js', { url: 'https://example.com', mode: 'js', advanced: { render_js: false } }, 'advanced.render_js'],
+    ['wait_condition differing from wait_until', { url: 'https://example.com', wait_until: 'domcontentloaded', advanced: { wait_condition: 'load' } }, 'advanced.wait_condition'],
+    ['scroll_to_load with enable_scroll false', { url: 'https://example.com', enable_scroll: false, advanced: { render_js: true, scroll_to_load: true } }, 'advanced.scroll_to_load'],
+    ['wait_for with mode html (a browser option on the HTTP tiers)', { url: 'https://example.com', mode: 'html', wait_for: '#late' }, 'wait_for'],
+    ['enable_scroll with max_tier 2', { url: 'https://example.com', enable_scroll: true, cost_controls: { max_tier: '2' } }, 'enable_scroll'],
     ['an unknown tier', { url: 'https://example.com', cost_controls: { max_tier: '9' } }, 'cost_controls.max_tier'],
     ['max_tier 5 (captcha solving is chosen by escalation only)', { url: 'https://example.com', cost_controls: { max_tier: '5' } }, 'cost_controls.max_tier'],
     ['force_tier 5', { url: 'https://example.com', cost_controls: { force_tier: '5' } }, 'cost_controls.force_tier'],
@@ -39,6 +44,21 @@ describe('request validation and the error envelope', function () {
     ['a prompt over 4000 characters', { url: 'https://example.com', extraction_prompt: 'x'.repeat(4001) }, 'extraction_prompt'],
     ['a bad country code', { url: 'https://example.com', location: { country: 'USA' } }, 'location.country'],
   ];
+  it('takes the browser options with mode js as with render_js, and plans the browser for wait_for and enable_scroll', async () => {
+    const api = apiClient(stack.baseUrl, key);
+    const js = await api.post('/api/v1/scrape/estimate', { url: 'https://example.com', mode: 'js', advanced: { screenshot: true, generate_pdf: true, scroll_to_load: true } });
+    expect(js.status, JSON.stringify(js.body)).to.equal(200);
+    // Tier 5 (captcha solving) ends a plan that reaches the browser when the stack has a solver.
+    expect(js.body.tier_plan.filter((t: string) => t !== '5')).to.deep.equal(['4']);
+    for (const option of [{ wait_for: '#late' }, { enable_scroll: true }]) {
+      const res = await api.post('/api/v1/scrape/estimate', { url: 'https://example.com', ...option });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.tier_plan.filter((t: string) => t !== '5'), JSON.stringify(option)).to.deep.equal(['4']);
+    }
+    const plain = await api.post('/api/v1/scrape/estimate', { url: 'https://example.com', enable_scroll: false });
+    expect(plain.body.tier_plan[0]).to.equal('1');
+  });
+
   for (const [what, body, field] of invalid) {
     it(`refuses ${what} with 400 VALIDATION_ERROR naming ${field}`, async () => {
       const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', body);

@@ -58,11 +58,6 @@ export const Advanced = z
   })
   .strict()
   .superRefine((a, ctx) => {
-    for (const field of ['screenshot', 'generate_pdf', 'scroll_to_load'] as const) {
-      if (a[field] === true && a.render_js !== true) {
-        ctx.addIssue({ code: 'custom', path: [field], message: `${field} requires render_js: true` });
-      }
-    }
     if (a.use_own_proxy === true && a.proxy_url === undefined) {
       ctx.addIssue({ code: 'custom', path: ['proxy_url'], message: 'use_own_proxy needs proxy_url' });
     }
@@ -110,11 +105,15 @@ export const ScrapeRequest = z
     extraction_profile: z.enum(['product', 'article', 'job_posting']).optional(),
     extraction_prompt: promptText(MAX_SCRAPE_PROMPT_CHARS).optional(),
     wait_for: z.string().min(1).max(1_000).optional().meta({
-      description: 'Browser tier: a CSS selector waited for (up to 30 s, never past timeout) before the page is read; TIMEOUT when it never appears.',
+      description:
+        'Browser tier: a CSS selector waited for (up to 30 s, never past timeout) before the page is read; TIMEOUT when it never appears. ' +
+        'Sends the request to the browser as render_js true does.',
     }),
     wait_until: z.enum(['load', 'domcontentloaded', 'networkidle']).optional().meta({ description: 'Browser tier: the load event navigation waits for. Default load.' }),
     enable_scroll: z.boolean().optional().meta({
-      description: 'Browser tier: true scrolls until the page stops growing (infinite scroll), false never scrolls; omitted scrolls a page taller than the window while it grows.',
+      description:
+        'Browser tier: true scrolls until the page stops growing (infinite scroll) and sends the request to the browser as render_js true does; ' +
+        'false never scrolls; omitted scrolls a page taller than the window while it grows.',
     }),
     cache: z.boolean().default(false).meta({ description: 'Reuse a result of the same request (free, cached: true) and keep this one for others; only GET and HEAD requests.' }),
     cache_ttl: z
@@ -159,6 +158,23 @@ export const ScrapeRequest = z
   })
   .strict()
   .superRefine((r, ctx) => {
+    const a = r.advanced;
+    // The browser's own options need the browser: render_js true, or mode js (which renders too).
+    const rendered = a?.render_js === true || r.mode === 'js';
+    for (const field of ['screenshot', 'generate_pdf', 'scroll_to_load'] as const) {
+      if (a?.[field] === true && !rendered) {
+        ctx.addIssue({ code: 'custom', path: ['advanced', field], message: `${field} requires render_js: true or mode js` });
+      }
+    }
+    if (r.mode === 'js' && a?.render_js === false) {
+      ctx.addIssue({ code: 'custom', path: ['advanced', 'render_js'], message: 'render_js false contradicts mode js, which renders', params: { code: 'conflict' } });
+    }
+    if (r.wait_until !== undefined && a?.wait_condition !== undefined && r.wait_until !== a.wait_condition) {
+      ctx.addIssue({ code: 'custom', path: ['advanced', 'wait_condition'], message: `wait_condition is another name for wait_until; ${a.wait_condition} differs from ${r.wait_until}`, params: { code: 'conflict' } });
+    }
+    if (r.enable_scroll === false && a?.scroll_to_load === true) {
+      ctx.addIssue({ code: 'custom', path: ['advanced', 'scroll_to_load'], message: 'scroll_to_load true contradicts enable_scroll false', params: { code: 'conflict' } });
+    }
     if (r.sync_policy === 'wait_until_deadline' && !r.sync) {
       ctx.addIssue({ code: 'custom', path: ['sync_policy'], message: 'wait_until_deadline requires sync: true' });
     }
