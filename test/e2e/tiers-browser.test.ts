@@ -145,7 +145,7 @@ describe('the browser tier (tier 4)', function () {
     expect(pdf.body.billing.tier_used).to.equal('4');
   });
 
-  it('reads a page that sends itself on by script at the document it lands on', async () => {
+  it('reads a page that sends itself on by script while it is read at the document it lands on', async () => {
     const res = await render('/tiers/moves-on', { formats: ['text'] });
     expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
     expect(res.body.content).to.contain(ARTICLE_TITLE);
@@ -155,7 +155,7 @@ describe('the browser tier (tier 4)', function () {
   describe('the SSRF guard on every request the browser makes', () => {
     it('fails a page that sends itself by script to a private address with URL_NOT_ALLOWED, refunded, never answering the error page', async () => {
       const before = await balanceOf(stack.pool, account.accountId);
-      const res = await render(`/tiers/moves-on?delay=0&to=${encodeURIComponent(`${trap.url}/admin`)}`, { formats: ['text'] });
+      const res = await render(`/tiers/moves-on?when=now&to=${encodeURIComponent(`${trap.url}/admin`)}`, { formats: ['text'] });
       expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(400);
       expect(res.body.error).to.equal('URL_NOT_ALLOWED');
       expect(res.body.billing.refunded).to.equal(true);
