@@ -154,7 +154,7 @@ export function planTiers(input: TierPlanInput): TierPlan {
   const learned = cc.forceTier === undefined && !cc.preferCost && input.learnedTier !== undefined ? deployed.indexOf(input.learnedTier) : -1;
   const from = learned > 0 ? deployed.slice(learned) : deployed;
   const tiers = cc.failFast ? from.slice(0, 1) : from;
-  if (plansCaptchaTier(input, maxTier)) tiers.push(CAPTCHA_TIER);
+  if (plansCaptchaTier(input, maxTier, httpOnly !== null)) tiers.push(CAPTCHA_TIER);
   return { tiers, maxCostMicrocents: Math.max(...tiers.map(price)), ...(addOnMicrocents > 0 ? { addOnMicrocents } : {}) };
 }
 
@@ -162,12 +162,12 @@ export function planTiers(input: TierPlanInput): TierPlan {
  * Tier 5 ends a plan that escalates up to the browser, when it is deployed
  * and max_credits allows its price. The caller never names it (SPEC 2.1):
  * max_tier 4 leaves it on; a lower max_tier, force_tier, fail_fast and
- * whatever keeps the request on the HTTP tiers (httpOnlyLimit) leave it
+ * whatever keeps the request on the HTTP tiers (`httpOnly`) leave it
  * off. It runs only after an attempt met a captcha (nextTier).
  */
-function plansCaptchaTier(input: TierPlanInput, maxTier: string): boolean {
+function plansCaptchaTier(input: TierPlanInput, maxTier: string, httpOnly: boolean): boolean {
   const { costControls: cc } = input;
-  if (cc.forceTier !== undefined || cc.failFast || httpOnlyLimit(input) || rank(maxTier) < rank(BROWSER_TIER)) return false;
+  if (cc.forceTier !== undefined || cc.failFast || httpOnly || rank(maxTier) < rank(BROWSER_TIER)) return false;
   if (!input.availableTiers.includes(CAPTCHA_TIER)) return false;
   return cc.maxCredits === undefined || tierPrice(CAPTCHA_TIER) <= toMicrocents(cc.maxCredits);
 }

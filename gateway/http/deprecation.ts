@@ -1,14 +1,15 @@
 import type { Context } from 'koa';
+import { z } from 'zod';
 import type { Deprecation } from './route.js';
 
 /** Where the deprecated routes are described, relative to the public base URL. */
 export const DEPRECATED_ROUTES_DOC = '/api/v1/docs#deprecated-routes';
 
-export interface DeprecationWarning {
-  code: 'DEPRECATED_ENDPOINT';
-  message: string;
-  documentation: string;
-}
+/** What every answer of a deprecated route carries in `warnings` (SPEC 9.5), as the OpenAPI document shows it. */
+export const DeprecationWarning = z
+  .object({ code: z.literal('DEPRECATED_ENDPOINT'), message: z.string(), documentation: z.string() })
+  .meta({ id: 'DeprecationWarning' });
+export type DeprecationWarning = z.infer<typeof DeprecationWarning>;
 
 export function deprecationWarning(path: string, deprecation: Deprecation, publicBaseUrl: string): DeprecationWarning {
   return {

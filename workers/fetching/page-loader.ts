@@ -105,7 +105,11 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
       return fail(stopped);
     }
     // A page that sent itself somewhere that failed (a script or a refresh to a refused address) shows the browser's error page: no result.
-    const errorPage = async () => (page.url().startsWith(BROWSER_ERROR_PAGE) ? fail(await unreachable((finalUrl = failedNavigations.at(-1) ?? req.url), deps.guard)) : null);
+    const errorPage = async () => {
+      if (!page.url().startsWith(BROWSER_ERROR_PAGE)) return null;
+      finalUrl = failedNavigations.at(-1) ?? req.url;
+      return fail(await unreachable(finalUrl, deps.guard));
+    };
     response = latest ?? response;
     finalUrl = page.url();
     const failedAway = await errorPage();

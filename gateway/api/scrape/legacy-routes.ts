@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ControlPlane } from '../../control-plane-client.js';
+import { DeprecationWarning } from '../../http/deprecation.js';
 import { defineRoute, type AnyRoute, type Deprecation } from '../../http/route.js';
 import { parseOrRefuse } from '../../http/validation-error.js';
 import { LegacyJsRequest, LegacyLightRequest, LegacyOcrRequest, LegacyPdfRequest } from './legacy-schemas.js';
@@ -59,11 +60,6 @@ const LEGACY_ROUTES: LegacyRoute[] = [
     toUnified: (b) => ({ url: b['url'], mode: 'pdf', force_refresh: b['force_refresh'], formats: [b['format']] }),
   },
 ];
-
-/** What every answer of a deprecated route carries in `warnings` (SPEC 9.5). */
-const DeprecationWarning = z
-  .object({ code: z.literal('DEPRECATED_ENDPOINT'), message: z.string(), documentation: z.string() })
-  .meta({ id: 'DeprecationWarning' });
 
 /** The result of the deprecated routes: the unified one, plus the page's publication time and author (SPEC 2.3). */
 const LegacyScrapeResult = ScrapeResult.extend({
