@@ -12,6 +12,9 @@ export interface CountryProfile {
   longitude: number;
 }
 
+/** The locale every tier presents when the request names no location. */
+export const DEFAULT_LOCALE = 'en-US';
+
 export const COUNTRY_PROFILES: Readonly<Record<string, CountryProfile>> = {
   AE: { locale: 'ar-AE', timezone: 'Asia/Dubai', latitude: 24.4539, longitude: 54.3773 },
   AR: { locale: 'es-AR', timezone: 'America/Argentina/Buenos_Aires', latitude: -34.6037, longitude: -58.3816 },
@@ -69,8 +72,16 @@ export function countryProfile(code: string): CountryProfile | undefined {
   return COUNTRY_PROFILES[code.toUpperCase()];
 }
 
-/** The Accept-Language a country's locale asks for: the locale, then its language. */
-export function acceptLanguageFor(profile: CountryProfile): string {
-  const language = profile.locale.split('-')[0]!;
-  return `${profile.locale},${language};q=0.9`;
+/** The languages a browser set to `locale` prefers, in order: the locale, then its language (en-US,en). */
+export function languageList(locale: string): string {
+  const language = locale.split('-')[0]!;
+  return language === locale ? locale : `${locale},${language}`;
+}
+
+/** The Accept-Language header Chromium sends for a locale: its language list with q-values (en-US,en;q=0.9). */
+export function acceptLanguageFor(locale: string): string {
+  return languageList(locale)
+    .split(',')
+    .map((tag, i) => (i === 0 ? tag : `${tag};q=${(1 - i / 10).toFixed(1)}`))
+    .join(',');
 }

@@ -1,5 +1,6 @@
-import type { BrowserContextOptions, Page } from 'playwright-core';
+import type { BrowserContextOptions, CDPSession, Page } from 'playwright-core';
 import { pointerPath } from './pointer-path.js';
+import { acceptLanguageFor, languageList } from '../../common/locations.js';
 
 /**
  * How a browser tier presents itself. Tier 4 is a plain Chromium with the
@@ -11,16 +12,18 @@ import { pointerPath } from './pointer-path.js';
 export interface BrowserProfile {
   /** Chromium flags the profile needs at launch. */
   launchArgs: readonly string[];
-  /** The context of each task, given the running Chromium's version. */
-  context(browserVersion: string): BrowserContextOptions;
+  /** The context of each task, given the running Chromium's version and the locale the task presents. */
+  context(browserVersion: string, locale: string): BrowserContextOptions;
   /** Runs in every page before its own scripts. */
   initScript?: string;
+  /** Settings made through a new page's DevTools session before it loads anything. */
+  preparePage?(cdp: CDPSession, browserVersion: string, locale: string): Promise<void>;
   /** A person's gestures, made while the page loads; the page is read once both are done. */
   humanize?(page: Page): Promise<void>;
 }
 
 export function plainProfile(userAgent: string): BrowserProfile {
-  return { launchArgs: [], context: () => ({ userAgent, locale: 'en-US' }) };
+  return { launchArgs: [], context: (_version, locale) => ({ userAgent, locale }) };
 }
 
 const STEALTH_SCREEN = { width: 1920, height: 1080 };
@@ -30,7 +33,6 @@ const STEALTH_VIEWPORT = { width: 1920, height: 969 };
 const STEALTH_INIT = `(() => {
   const define = (object, name, value) => Object.defineProperty(object, name, { get: () => value, configurable: true });
   define(Navigator.prototype, 'webdriver', false);
-  define(Navigator.prototype, 'languages', Object.freeze(['en-US', 'en']));
   define(Navigator.prototype, 'hardwareConcurrency', 8);
   define(Navigator.prototype, 'deviceMemory', 8);
   for (const Context of [self.WebGLRenderingContext, self.WebGL2RenderingContext]) {
@@ -47,20 +49,33 @@ const STEALTH_INIT = `(() => {
 /** A pause of a person's length, in ms. */
 const pause = (min: number, max: number) => new Promise((resolve) => setTimeout(resolve, min + Math.random() * (max - min)));
 
+const stealthUserAgent = (version: string) =>
+  `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version.split('.')[0]}.0.0.0 Safari/537.36`;
+
+/** The client hints of that user agent: a desktop Linux on x86 (the brands are Chromium's own). */
+const STEALTH_UA_METADATA = { mobile: false, model: '', architecture: 'x86', platform: 'Linux', platformVersion: '' };
+
 export function stealthProfile(): BrowserProfile {
   return {
     // Without it Chromium sets navigator.webdriver and says it is automated.
     launchArgs: ['--disable-blink-features=AutomationControlled'],
-    context: (version) => ({
-      userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version.split('.')[0]}.0.0.0 Safari/537.36`,
-      locale: 'en-US',
+    context: (version, locale) => ({
+      userAgent: stealthUserAgent(version),
+      locale,
       timezoneId: 'America/New_York',
       viewport: STEALTH_VIEWPORT,
       screen: STEALTH_SCREEN,
       deviceScaleFactor: 1,
-      extraHTTPHeaders: { 'accept-language': 'en-US,en;q=0.9' },
+      // What Chromium sends for the page's own requests; the navigation's comes from preparePage.
+      extraHTTPHeaders: { 'accept-language': acceptLanguageFor(locale) },
     }),
     initScript: STEALTH_INIT,
+    // A context's locale alone makes Chromium announce that one tag (en-US) on navigations and in
+    // navigator.languages; a person's Chromium lists the locale and its language (en-US,en;q=0.9), the
+    // same on every request.
+    async preparePage(cdp, version, locale) {
+      await cdp.send('Emulation.setUserAgentOverride', { userAgent: stealthUserAgent(version), acceptLanguage: languageList(locale), userAgentMetadata: STEALTH_UA_METADATA });
+    },
     async humanize(page) {
       // The pointer enters the window and swings towards the page's content in one curved, eased move of
       // 10-14 frames (about a fifth of a second), then rests a moment, as a hand does while a page appears.

@@ -7,6 +7,7 @@ import { isTextualMime, parseContentType, sniffMime, SNIFF_BYTES } from './conte
 import type { FetchFailure, FetchOutcome, FetchTimings } from './fetch-result.js';
 import { classifyFetchError } from './network-errors.js';
 import { refusalCaptcha } from './page-walls.js';
+import { acceptLanguageFor, DEFAULT_LOCALE } from '../../common/locations.js';
 import { RESERVED_REQUEST_HEADERS } from '../../common/request-headers.js';
 import { assertUrlAllowed, createGuardedDispatcher, type GuardOptions } from '../../common/ssrf-guard.js';
 
@@ -28,6 +29,8 @@ export interface FetchRequest {
   cookies?: Record<string, string>;
   /** false: a redirect is the answer (its status and Location header), not followed. */
   followRedirects?: boolean;
+  /** Accept-Language in place of the client's own (a location's); an accept-language in `headers` wins over it. */
+  acceptLanguage?: string;
 }
 
 export interface FetchConfig {
@@ -69,7 +72,7 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
 
 const DEFAULT_HEADERS: Record<string, string> = {
   accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-  'accept-language': 'en-US,en;q=0.9',
+  'accept-language': acceptLanguageFor(DEFAULT_LOCALE),
 };
 
 /** Credentials meant for one origin are not sent on to another, as browsers do on redirects. */
@@ -77,6 +80,7 @@ const ORIGIN_BOUND_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
 function requestHeaders(req: FetchRequest, config: FetchConfig): Record<string, string> {
   const headers: Record<string, string> = config.transport ? {} : { 'user-agent': config.userAgent, ...DEFAULT_HEADERS };
+  if (req.acceptLanguage) headers['accept-language'] = req.acceptLanguage;
   for (const [name, value] of Object.entries(req.headers ?? {})) {
     const lower = name.toLowerCase();
     if (!RESERVED_REQUEST_HEADERS.has(lower)) headers[lower] = value;

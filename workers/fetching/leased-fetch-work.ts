@@ -27,8 +27,10 @@ export interface PageRequest {
   cookies: Record<string, string>;
   /** Media types read besides the textual ones (PDFs and images, by the request's mode). */
   acceptMimes: readonly string[];
-  /** Request headers for the target: the caller's, and Accept-Language for a location. */
+  /** The caller's request headers for the target. */
   headers: Record<string, string>;
+  /** A location's Accept-Language, for the HTTP tiers (the browser tiers present the location's locale themselves). */
+  acceptLanguage?: string;
   /** false: a redirect is the answer. */
   followRedirects: boolean;
   /** location: what the browser tiers present (locale, time zone, geolocation). */
@@ -201,10 +203,9 @@ export function createFetchWork(deps: FetchWorkDeps): AttemptWork<'fetch', Fetch
               signal: scope.signal,
               cookies,
               acceptMimes: acceptedDocumentMimes(task.mode, task.ocr),
-              // A caller's own Accept-Language wins over the location's.
-              headers: { ...(location ? { 'accept-language': acceptLanguageFor(location) } : {}), ...lowerCaseNames(task.headers) },
+              headers: lowerCaseNames(task.headers),
               followRedirects: !task.keepRedirects,
-              ...(location ? { location } : {}),
+              ...(location ? { location, acceptLanguage: acceptLanguageFor(location.locale) } : {}),
               ...(proxyUrl ? { proxyUrl } : {}),
               ...(scope.ref.accountId ? { owner: scope.ref.accountId } : {}),
             },

@@ -9,6 +9,7 @@ import { isTextualMime, parseContentType } from './content-type.js';
 import { PDF_MIME } from './document-types.js';
 import { classifyStatusAfterBody, classifyStatusBeforeBody } from './http-fetcher.js';
 import type { PageRequest } from './leased-fetch-work.js';
+import { DEFAULT_LOCALE } from '../../common/locations.js';
 import { assertUrlAllowed, isUrlAllowedNow, isUrlNotAllowedError, type GuardOptions } from '../../common/ssrf-guard.js';
 import type { BrowserProfile } from './browser-profile.js';
 import { readPage } from './page-tidying.js';
@@ -259,14 +260,15 @@ async function openTab(deps: PageLoaderDeps, req: PageRequest, options: BrowserO
     return tabOf(kept.context, kept.page, kept);
   }
   const browser = await deps.browser();
-  const context = await browser.newContext({ ...contextOptions(deps.profile.context(browser.version()), req), serviceWorkers: 'block', acceptDownloads: false });
+  const locale = req.location?.locale ?? DEFAULT_LOCALE;
+  const context = await browser.newContext({ ...contextOptions(deps.profile.context(browser.version(), locale), req), serviceWorkers: 'block', acceptDownloads: false });
   try {
     if (deps.profile.initScript) await context.addInitScript(deps.profile.initScript);
-    if (req.location) await context.addInitScript(languagesScript(req.location.locale));
     const cookies = Object.entries(req.cookies);
     if (cookies.length > 0) await context.addCookies(cookies.map(([name, value]) => ({ name, value, url: req.url })));
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
+    if (deps.profile.preparePage) await deps.profile.preparePage(cdp, browser.version(), locale);
     await installRequestFilter(cdp, { loadImages: options?.screenshot === true, originHeaders: { origin, headers: req.headers } });
     return tabOf(context, page, key ? { key, origin, context, page, cdp, uses: 1 } : null);
   } catch (err) {
@@ -293,7 +295,7 @@ function tabOf(context: BrowserContext, page: Page, warm: WarmPage | null): Tab 
 
 /**
  * The profile's context with the attempt's own settings: the location's
- * locale, time zone and geolocation, and the attempt's guarded proxy when it
+ * time zone and geolocation (the profile has its locale), and the attempt's guarded proxy when it
  * goes through an upstream proxy. (The caller's headers go only to the
  * target's origin, through the request filter.)
  */
@@ -302,16 +304,10 @@ function contextOptions(profile: BrowserContextOptions, req: PageRequest): Brows
   return {
     ...profile,
     ...(location
-      ? { locale: location.locale, timezoneId: location.timezone, geolocation: { latitude: location.latitude, longitude: location.longitude }, permissions: ['geolocation'] }
+      ? { timezoneId: location.timezone, geolocation: { latitude: location.latitude, longitude: location.longitude }, permissions: ['geolocation'] }
       : {}),
     ...(req.proxyUrl ? { proxy: { server: req.proxyUrl } } : {}),
   };
-}
-
-/** navigator.languages agreeing with the location's locale (the stealth profile fixes them otherwise). */
-function languagesScript(locale: string): string {
-  const languages = JSON.stringify([locale, locale.split('-')[0]]);
-  return `Object.defineProperty(Navigator.prototype, 'languages', { get: () => Object.freeze(${languages}), configurable: true });`;
 }
 
 /** The screenshot (the full page, PNG) and PDF (print layout with backgrounds) the caller asked for, kept and linked. */
