@@ -94,6 +94,7 @@ describe('POST /api/v1/crawl (end to end)', function () {
       { url: `${site.url}/`, webhook_url: 'https://hooks.example/a', webhook: { url: 'https://hooks.example/b' } },
       { url: `${site.url}/`, cost_controls: { max_tier: '2', force_tier: '3' } },
       { url: `${site.url}/`, advanced: { render_js: true }, cost_controls: { max_tier: '2' } },
+      { url: `${site.url}/`, advanced: { render_js: true, wait_for: 'main[data-x' } },
       { url: `${site.url}/`, formats: ['rag'] },
       { url: `${site.url}/`, storage: 'ftp' },
       { url: `${site.url}/`, output: { type: 's3', bucket: 'b' } },

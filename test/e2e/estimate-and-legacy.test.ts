@@ -127,6 +127,9 @@ describe('POST /api/v1/scrape/estimate and the deprecated per-mode routes', func
       const redirects = await post('/api/v1/scrape/js', { url: 'https://example.com/', follow_redirects: false });
       expect(redirects.status).to.equal(400);
       expect(redirects.body.details.fields.map((f: { field: string }) => f.field)).to.include('follow_redirects');
+      const selector = await post('/api/v1/scrape/js', { url: 'https://example.com/', wait_for: 'h1[' });
+      expect(selector.status).to.equal(400);
+      expect(selector.body.details.fields.map((f: { field: string }) => f.field)).to.include('wait_for');
     });
 
     it('lists the deprecated routes as deprecated in the OpenAPI document', async () => {

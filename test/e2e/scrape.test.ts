@@ -44,6 +44,17 @@ describe('POST /api/v1/scrape (tier 1, end to end)', function () {
     expect(res.body.size_bytes).to.be.greaterThan(0);
   });
 
+  it('adds Markdown to formats with advanced.markdown true and takes it out with false', async () => {
+    const api = apiClient(stack.baseUrl, account.key);
+    const added = await api.post('/api/v1/scrape', { url: `${site.url}/article`, formats: ['text'], advanced: { markdown: true } });
+    expect(added.status, JSON.stringify(added.body)).to.equal(200);
+    expect(added.body.content).to.have.all.keys('text', 'markdown');
+    expect(added.body.content.markdown).to.match(/^#/m);
+    const removed = await api.post('/api/v1/scrape', { url: `${site.url}/article`, advanced: { markdown: false } });
+    expect(removed.status, JSON.stringify(removed.body)).to.equal(200);
+    expect(removed.body.content).to.have.all.keys('json');
+  });
+
   it('returns text and html formats side by side', async () => {
     const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', {
       url: `${site.url}/article`,

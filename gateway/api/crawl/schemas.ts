@@ -3,7 +3,7 @@ import { CRAWL_LIMITS, CRAWL_STATUSES } from '../../../common/crawl-config.js';
 import { CHANGE_TRACKING_LIMITS, MAX_EXTRACTION_SCHEMA_BYTES } from '../../../common/limits.js';
 import { CALLER_TIERS } from '../../../common/tiers.js';
 import { ScrapeResult } from '../scrape/schemas.js';
-import { ExtractionSchema, HttpsUrl, HttpUrl } from '../shared/fields.js';
+import { CssSelector, ExtractionSchema, HttpsUrl, HttpUrl } from '../shared/fields.js';
 
 const Pattern = z.string().min(1).max(CRAWL_LIMITS.maxPatternChars);
 const Patterns = z
@@ -136,7 +136,7 @@ export const CrawlRequest = z
           description:
             "Fetches every page, at every planned tier, through the operator's premium proxy network, behind the SSRF guard: +1 credit a page on top of its tier. 400 VALIDATION_ERROR when the service has no premium network.",
         }),
-        wait_for: z.string().max(1_000).nullable().default(null).meta({ description: 'A CSS selector the browser tiers wait for before reading a page.' }),
+        wait_for: CssSelector.nullable().default(null).meta({ description: 'A CSS selector the browser tiers wait for before reading a page.' }),
         timeout: z.number().int().min(1).max(300).default(CRAWL_LIMITS.fetchTimeoutDefaultS),
       })
       .strict()

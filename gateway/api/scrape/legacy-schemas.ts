@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpUrl, RequestHeaders } from '../shared/fields.js';
+import { CssSelector, HttpUrl, RequestHeaders } from '../shared/fields.js';
 import { FetchTimeout, OCR_LANGUAGES, OCR_LANGUAGES_MESSAGE } from './schemas.js';
 
 const legacyCommon = {
@@ -21,7 +21,7 @@ const legacyPageFetch = {
 export const LegacyJsRequest = z
   .object({
     ...legacyPageFetch,
-    wait_for: z.string().max(1_000).optional(),
+    wait_for: CssSelector.optional(),
     screenshot: z.boolean().default(false),
     wait_until: z.enum(['load', 'domcontentloaded', 'networkidle']).default('networkidle'),
   })

@@ -5,7 +5,7 @@ import { parseProxyUrl } from '../../../common/proxy-url.js';
 import { CALLER_TIERS } from '../../../common/tiers.js';
 import { Billing } from '../shared/billing.js';
 import { ErrorEnvelope } from '../../http/error-envelope.js';
-import { CookieMap, ExtractionSchema, formatList, HttpsUrl, HttpUrl, promptText, RagOptions, RequestHeaders } from '../shared/fields.js';
+import { CookieMap, CssSelector, ExtractionSchema, formatList, HttpsUrl, HttpUrl, promptText, RagOptions, RequestHeaders } from '../shared/fields.js';
 
 /** Seconds a fetch may take. */
 export const FetchTimeout = z.number().int().min(1).max(300).default(DEFAULT_FETCH_TIMEOUT_S);
@@ -34,7 +34,9 @@ export const Advanced = z
       description:
         "Every connection leaves through the service's premium proxy network (of location.country when set); +1 credit. 400 when the service has none configured.",
     }),
-    markdown: z.boolean().optional(),
+    markdown: z.boolean().optional().meta({
+      description: 'true adds markdown to formats; false takes it out (400 when nothing else is asked for). Free either way.',
+    }),
     wait_condition: z.enum(['domcontentloaded', 'networkidle', 'load']).optional(),
     remove_cookie_banners: z.boolean().optional().meta({ description: 'Browser tier: consent banners are removed before the page is read. Default true.' }),
     use_own_proxy: z.boolean().optional().meta({ description: 'Every connection leaves through your proxy, proxy_url; +4 credits ($0.0008).' }),
@@ -104,7 +106,7 @@ export const ScrapeRequest = z
     extraction_schema: ExtractionSchema.optional(),
     extraction_profile: z.enum(['product', 'article', 'job_posting']).optional(),
     extraction_prompt: promptText(MAX_SCRAPE_PROMPT_CHARS).optional(),
-    wait_for: z.string().min(1).max(1_000).optional().meta({
+    wait_for: CssSelector.min(1).optional().meta({
       description:
         'Browser tier: a CSS selector waited for (up to 30 s, never past timeout) before the page is read; TIMEOUT when it never appears. ' +
         'Sends the request to the browser as render_js true does.',
@@ -175,6 +177,9 @@ export const ScrapeRequest = z
     if (r.enable_scroll === false && a?.scroll_to_load === true) {
       ctx.addIssue({ code: 'custom', path: ['advanced', 'scroll_to_load'], message: 'scroll_to_load true contradicts enable_scroll false', params: { code: 'conflict' } });
     }
+    if (a?.markdown === false && r.formats.every((f) => f === 'markdown')) {
+      ctx.addIssue({ code: 'custom', path: ['advanced', 'markdown'], message: 'markdown false leaves no format to answer with; ask for another in formats', params: { code: 'conflict' } });
+    }
     if (r.sync_policy === 'wait_until_deadline' && !r.sync) {
       ctx.addIssue({ code: 'custom', path: ['sync_policy'], message: 'wait_until_deadline requires sync: true' });
     }
@@ -192,6 +197,14 @@ export const ScrapeRequest = z
   .meta({ id: 'ScrapeRequest' });
 
 export type ScrapeRequestInput = z.output<typeof ScrapeRequest>;
+
+/** The formats a scrape answers with: `formats`, with Markdown added or taken out by advanced.markdown. */
+export function requestedFormats(input: Pick<ScrapeRequestInput, 'formats' | 'advanced'>): ScrapeRequestInput['formats'] {
+  const markdown = input.advanced?.markdown;
+  if (markdown === true && !input.formats.includes('markdown')) return [...input.formats, 'markdown'];
+  if (markdown === false) return input.formats.filter((f) => f !== 'markdown');
+  return input.formats;
+}
 
 export const ScrapeResult = z
   .object({

@@ -1,6 +1,6 @@
 import { create, type JsonObject } from '@bufbuild/protobuf';
 import { CostControlsSchema, RagOptionsSchema, ScrapeRequestSchema } from '../../../proto/gen/trawl/v1/scrape_pb.js';
-import type { ScrapeRequestInput } from './schemas.js';
+import { requestedFormats, type ScrapeRequestInput } from './schemas.js';
 
 export function ragOptions(r: { chunk_size?: number | undefined; overlap?: number | undefined } | undefined) {
   return r ? create(RagOptionsSchema, { chunkSize: r.chunk_size, overlap: r.overlap }) : undefined;
@@ -13,7 +13,7 @@ export function toProto(input: ScrapeRequestInput) {
     mode: input.mode,
     sync: input.sync,
     syncPolicy: input.sync_policy,
-    formats: input.formats,
+    formats: requestedFormats(input),
     advanced: input.advanced as JsonObject | undefined,
     costControls: cc
       ? create(CostControlsSchema, {

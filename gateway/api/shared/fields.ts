@@ -1,4 +1,5 @@
 import { HEADER_NAME, HEADER_VALUE, REFUSED_CALLER_HEADERS } from '../../../common/request-headers.js';
+import { parse as parseSelector } from 'css-what';
 import { z } from 'zod';
 import { TrawlError } from '../../../common/errors.js';
 import { validateExtractionSchema } from '../../../common/extraction-schema.js';
@@ -20,6 +21,20 @@ export const HttpUrl = z
       return false;
     }
   }, 'must be an absolute http or https URL');
+
+/** A CSS selector (a browser tier waits for it), refused at once when it cannot be parsed; empty means none. */
+export const CssSelector = z
+  .string()
+  .max(1_000)
+  .refine((text) => {
+    if (text === '') return true;
+    try {
+      parseSelector(text);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a valid CSS selector, such as #content or div.price');
 
 export const HttpsUrl = HttpUrl.refine((value) => value.startsWith('https://'), 'must be an https URL');
 
