@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { API_JSON, ARTICLE_TITLE, startSiteServer, type SiteServer } from '../fixtures/site-server.js';
-import { BANNER_TEXT, GUARDED_TEXT, LATE_TEXT, RENDERED_TEXT, SCROLL_ITEMS, startTrapServer, TIER_ROUTES, type TrapServer } from '../fixtures/tier-pages.js';
+import { BANNER_TEXT, GUARDED_TEXT, RECIPE_TEXT, LATE_TEXT, RENDERED_TEXT, SCROLL_ITEMS, startTrapServer, TIER_ROUTES, type TrapServer } from '../fixtures/tier-pages.js';
 import { apiClient, balanceOf } from '../support/api.js';
 import { createTestAccount, getStack, waitForWorkers, type TestStack } from '../support/stack.js';
 
@@ -85,11 +85,12 @@ describe('the browser tier (tier 4)', function () {
     expect(still.body.content).not.to.contain('Feed item 2 of');
   });
 
-  it('removes cookie banners by default and keeps them with remove_cookie_banners false', async () => {
+  it('removes cookie banners by default, not a dialog that only mentions cookies, and keeps banners with remove_cookie_banners false', async () => {
     const removed = await render('/tiers/cookie-banner', { formats: ['text'], advanced: { only_main_content: false } });
     expect(removed.status, JSON.stringify(removed.body).slice(0, 400)).to.equal(200);
     expect(removed.body.content).to.contain(GUARDED_TEXT);
     expect(removed.body.content).not.to.contain(BANNER_TEXT);
+    expect(removed.body.content).to.contain(RECIPE_TEXT);
     const kept = await render('/tiers/cookie-banner', { formats: ['text'], advanced: { only_main_content: false, remove_cookie_banners: false } });
     expect(kept.body.content).to.contain(BANNER_TEXT);
   });

@@ -29,8 +29,11 @@ const BANNER_SELECTORS = [
   '[id*="cookie-consent" i]',
 ];
 
-/** Words that make a fixed or dialog element a consent banner. */
+/** A sentence (at least BANNER_SENTENCE_CHARS long) naming cookies or consent marks a fixed or dialog box as a possible banner... */
 const BANNER_TEXT = /\bcookies?\b|\bconsent\b/i;
+const BANNER_SENTENCE_CHARS = 20;
+/** ...which it is when the box also speaks of choosing or of privacy, as banners do (a recipe's dialog about cookies does not). */
+const BANNER_CHOICE = /\b(accept|agree|reject|decline|dismiss|got it|privacy|personali[sz]\w*|preferences|use (of )?cookies|uses cookies|tracking|opt[ -]?out)\b/i;
 
 /**
  * Runs in the page (the worker is compiled without the DOM library, so the
@@ -40,22 +43,26 @@ const BANNER_TEXT = /\bcookies?\b|\bconsent\b/i;
  * they put on the page) and answers the serialised document, so a page that
  * needs no scrolling is tidied and read in one round trip.
  */
-const READ_SCRIPT = `(({ heightFirst, banners, selectors, pattern }) => {
+const READ_SCRIPT = `(({ heightFirst, banners, selectors, pattern, sentence, choice }) => {
   if (heightFirst && document.documentElement.scrollHeight > window.innerHeight) return { tall: true };
   if (banners) {
     const text = new RegExp(pattern, 'i');
+    const choosing = new RegExp(choice, 'i');
     const found = new Set();
     for (const selector of selectors) {
       try { document.querySelectorAll(selector).forEach((el) => found.add(el)); } catch { /* a selector this engine does not know */ }
     }
-    // Hand-made banners: from each text that talks about cookies, the nearest fixed, sticky or dialog box holding
-    // it, if that box is small. Only those ancestors get their style computed, so a long page costs little.
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, { acceptNode: (n) => (text.test(n.nodeValue) ? 1 : 3) });
+    // Hand-made banners: from each sentence that talks about cookies, the nearest fixed, sticky or dialog box
+    // holding it, if that box is small and offers a choice or speaks of privacy. Only those ancestors get their
+    // style computed, so a long page costs little.
+    const said = (n) => text.test(n.nodeValue) && n.nodeValue.trim().length >= sentence;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, { acceptNode: (n) => (said(n) ? 1 : 3) });
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (let el = node.parentElement; el && el !== document.body; el = el.parentElement) {
         const style = getComputedStyle(el);
         if (style.position === 'fixed' || style.position === 'sticky' || el.getAttribute('role') === 'dialog') {
-          if ((el.textContent || '').length < 3000) found.add(el);
+          const boxText = el.textContent || '';
+          if (boxText.length < 3000 && choosing.test(boxText)) found.add(el);
           break;
         }
       }
@@ -70,7 +77,8 @@ const READ_SCRIPT = `(({ heightFirst, banners, selectors, pattern }) => {
 })`;
 
 function readScript(heightFirst: boolean, banners: boolean): string {
-  return `${READ_SCRIPT}(${JSON.stringify({ heightFirst, banners, selectors: BANNER_SELECTORS, pattern: BANNER_TEXT.source })})`;
+  const banner = { selectors: BANNER_SELECTORS, pattern: BANNER_TEXT.source, sentence: BANNER_SENTENCE_CHARS, choice: BANNER_CHOICE.source };
+  return `${READ_SCRIPT}(${JSON.stringify({ heightFirst, banners, ...banner })})`;
 }
 
 export interface ReadOptions {
