@@ -111,6 +111,9 @@ describe('proxies, location, tier 3.5 and add-ons', function () {
       const res = await scrape({ cost_controls: { force_tier: '1' }, advanced: { use_own_proxy: true, proxy_url: wrong } });
       expect(res.status, show(res)).to.be.within(500, 599);
       expect(res.body.billing.refunded).to.equal(true);
+      // The answer blames the proxy, not the target, and never repeats the credentials.
+      expect(res.body.message, show(res)).to.match(/^The proxy .* refused the credentials/);
+      expect(JSON.stringify(res.body)).not.to.contain('wrong');
       expect(own.refusedAuth).to.be.greaterThan(0);
       expect(own.tunnels).to.deep.equal([]);
       expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);

@@ -5,7 +5,8 @@ import { PREMIUM_PROXY_TIER } from '../../common/tiers.js';
 import type { FetchTask } from '../../proto/gen/trawl/v1/work_pb.js';
 import { AttemptFailure } from '../runtime/attempt-failure.js';
 import { startGuardedSocksProxy, type GuardedSocksProxy } from './guarded-socks-proxy.js';
-import { openUpstreamTunnel } from './upstream-tunnel.js';
+import type { FetchFailure } from './fetch-result.js';
+import { openUpstreamTunnel, ProxyTunnelError } from './upstream-tunnel.js';
 
 /**
  * How an attempt's connections leave when it goes through an upstream proxy
@@ -75,17 +76,41 @@ async function assertTargetAllowed(host: string, port: number, guard: GuardOptio
   }
 }
 
-/** The attempt's own guarded SOCKS5 proxy on loopback, sending through the route's upstream proxy. */
-export function startRouteProxy(route: UpstreamRoute, guard: GuardOptions): Promise<GuardedSocksProxy> {
+/**
+ * The attempt's own guarded SOCKS5 proxy on loopback, sending through the
+ * route's upstream proxy; `onTunnelError` hears why the upstream proxy did not
+ * open a tunnel (the client only sees its SOCKS connection fail).
+ */
+export function startRouteProxy(route: UpstreamRoute, guard: GuardOptions, onTunnelError?: (err: ProxyTunnelError) => void): Promise<GuardedSocksProxy> {
   const guarded = createGuardedConnect(guard);
   const dialProxy = route.ownedByCaller ? guarded : (host: string, port: number) => net.connect({ host, port });
   return startGuardedSocksProxy({
     connect: guarded,
     async open(host, port) {
       await assertTargetAllowed(host, port, guard);
-      return openUpstreamTunnel(route.proxy, { host, port }, dialProxy);
+      try {
+        return await openUpstreamTunnel(route.proxy, { host, port }, dialProxy);
+      } catch (err) {
+        if (err instanceof ProxyTunnelError) onTunnelError?.(err);
+        throw err;
+      }
     },
   });
+}
+
+/** Failures a client reports when the proxy, not the target, let it down. */
+const PROXY_FAILURE_CODES: ReadonlySet<string> = new Set(['NETWORK_ERROR', 'TIMEOUT']);
+
+/**
+ * A fetch that failed because the upstream proxy opened no tunnel says so,
+ * rather than blaming the target: the caller's own proxy by its address and
+ * what it did, the operator's premium network without naming its proxies.
+ */
+function blameProxy<T>(result: T, route: UpstreamRoute, tunnelError: ProxyTunnelError | undefined): T {
+  if (!tunnelError || typeof result !== 'object' || result === null) return result;
+  const failure = result as Partial<FetchFailure>;
+  if (failure.kind !== 'failed' || !PROXY_FAILURE_CODES.has(failure.code ?? '')) return result;
+  return { ...result, message: route.ownedByCaller ? tunnelError.message : 'The premium proxy network did not open a connection to the target' };
 }
 
 /**
@@ -95,9 +120,10 @@ export function startRouteProxy(route: UpstreamRoute, guard: GuardOptions): Prom
  */
 export async function throughRoute<T>(route: UpstreamRoute | null, guard: GuardOptions, work: (proxyUrl: string | undefined) => Promise<T>): Promise<T> {
   if (!route) return work(undefined);
-  const proxy = await startRouteProxy(route, guard);
+  let tunnelError: ProxyTunnelError | undefined;
+  const proxy = await startRouteProxy(route, guard, (err) => (tunnelError ??= err));
   try {
-    return await work(proxy.url);
+    return blameProxy(await work(proxy.url), route, tunnelError);
   } finally {
     await proxy.close();
   }

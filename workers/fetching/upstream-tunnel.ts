@@ -15,7 +15,7 @@ import { describeProxy, type ProxyEndpoint } from '../../common/proxy-url.js';
 /** How long the proxy may take to open the tunnel. */
 const TUNNEL_TIMEOUT_MS = 15_000;
 
-/** An upstream proxy that did not open the tunnel; answered as a network failure. */
+/** An upstream proxy that did not open the tunnel; answered as a network failure that names the proxy (proxy-route.ts). */
 export class ProxyTunnelError extends Error {
   readonly code = 'EPROXY';
   constructor(proxy: ProxyEndpoint, why: string) {
@@ -102,6 +102,11 @@ async function socksHandshake(socket: net.Socket, proxy: ProxyEndpoint, host: st
   await readBytes(socket, rest);
 }
 
+/** Why an HTTP proxy's answer to CONNECT opened no tunnel. */
+function connectRefusal(status: number | undefined): string {
+  return status === 407 ? 'refused the credentials (407 Proxy Authentication Required)' : `answered CONNECT with ${status}`;
+}
+
 function httpConnect(socket: net.Socket, proxy: ProxyEndpoint, host: string, port: number): Promise<net.Socket> {
   const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const headers: Record<string, string> = { host: authority };
@@ -114,7 +119,7 @@ function httpConnect(socket: net.Socket, proxy: ProxyEndpoint, host: string, por
     req.once('connect', (res, tunnel, head) => {
       if (res.statusCode !== 200) {
         tunnel.destroy();
-        reject(new ProxyTunnelError(proxy, `answered CONNECT with ${res.statusCode}`));
+        reject(new ProxyTunnelError(proxy, connectRefusal(res.statusCode)));
         return;
       }
       if (head.length > 0) tunnel.unshift(head);
@@ -122,7 +127,7 @@ function httpConnect(socket: net.Socket, proxy: ProxyEndpoint, host: string, por
     });
     req.once('response', (res) => {
       res.resume();
-      reject(new ProxyTunnelError(proxy, `answered CONNECT with ${res.statusCode}`));
+      reject(new ProxyTunnelError(proxy, connectRefusal(res.statusCode)));
     });
     req.once('error', reject);
     req.end();
