@@ -34,7 +34,7 @@ export function extractRequestToJson(request: ExtractRequest): JsonObject {
 /** What the pipeline makes of the document, from the fields scrape and extract requests share. */
 function pipelineOptions(
   req: Pick<ScrapeRequest, 'formats' | 'extractionSchema' | 'extractionProfile' | 'extractionPrompt' | 'ragOptions'>,
-  options: { onlyMainContent: boolean; evidence?: boolean },
+  options: { onlyMainContent: boolean; evidence?: boolean; removeCookieBanners?: boolean },
 ): PipelineOptions {
   return create(PipelineOptionsSchema, {
     formats: req.formats,
@@ -93,7 +93,7 @@ function fetchPayload(job: JobForTask): Task['payload'] {
       keepRedirects: req.followRedirects === false,
       // force_refresh skips reading the cache, not filling it.
       ...(req.cache ? { cacheIdentity: cacheIdentity(req, job.account_id) ?? '', cacheTtlS: cacheTtlSeconds(req) } : {}),
-      pipeline: pipelineOptions(req, { onlyMainContent: advanced['only_main_content'] !== false }),
+      pipeline: pipelineOptions(req, { onlyMainContent: advanced['only_main_content'] !== false, removeCookieBanners: advanced['remove_cookie_banners'] !== false }),
       browser: browserOptions(req),
     }),
   };

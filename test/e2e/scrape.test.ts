@@ -55,6 +55,35 @@ describe('POST /api/v1/scrape (tier 1, end to end)', function () {
     expect(removed.body.content).to.have.all.keys('json');
   });
 
+  it('leaves a consent banner out of a whole page fetched over HTTP unless remove_cookie_banners is false', async () => {
+    const bannered = await startSiteServer({
+      routes: [
+        {
+          path: '/bannered',
+          handle: ({ res }) => {
+            res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+            res.end(
+              '<!DOCTYPE html><html><head><title>Quay</title></head><body><p>The quay lights switched to tidal power this spring.</p>' +
+                '<div id="cookie-law-info-bar"><span>This site uses cookies to remember your visit.</span><a href="#">Accept</a></div></body></html>',
+            );
+          },
+        },
+      ],
+    });
+    try {
+      const api = apiClient(stack.baseUrl, account.key);
+      const body = { url: `${bannered.url}/bannered`, formats: ['markdown'], advanced: { only_main_content: false } };
+      const removed = await api.post('/api/v1/scrape', body);
+      expect(removed.status, JSON.stringify(removed.body)).to.equal(200);
+      expect(removed.body.billing.tier_used).to.equal('1');
+      expect(removed.body.content).to.contain('tidal power').and.not.contain('uses cookies');
+      const kept = await api.post('/api/v1/scrape', { ...body, advanced: { only_main_content: false, remove_cookie_banners: false } });
+      expect(kept.body.content).to.contain('tidal power').and.contain('uses cookies');
+    } finally {
+      await bannered.close();
+    }
+  });
+
   it('returns text and html formats side by side', async () => {
     const res = await apiClient(stack.baseUrl, account.key).post('/api/v1/scrape', {
       url: `${site.url}/article`,

@@ -1,33 +1,10 @@
 import type { Page } from 'playwright-core';
+import { CONSENT_BANNER_SELECTORS, MAX_CONSENT_BANNER_CHARS } from '../../common/consent-banners.js';
 
 /**
  * What the browser does to a loaded page before reading it: cookie banners
  * removed, and lazily loaded content scrolled into the document.
  */
-
-/** Consent banners of the common consent platforms, and the generic shapes of hand-made ones. */
-const BANNER_SELECTORS = [
-  '#onetrust-consent-sdk',
-  '#onetrust-banner-sdk',
-  '#CybotCookiebotDialog',
-  '#cookiebanner',
-  '#cookie-banner',
-  '#cookie-notice',
-  '#cookie-law-info-bar',
-  '#gdpr-cookie-message',
-  '.cc-window',
-  '.cookie-banner',
-  '.cookie-consent',
-  '.cookie-notice',
-  '.qc-cmp2-container',
-  '.fc-consent-root',
-  '#usercentrics-root',
-  '#truste-consent-track',
-  '[aria-label*="cookie" i][role="dialog"]',
-  '[aria-label*="consent" i][role="dialog"]',
-  '[class*="cookie-banner" i]',
-  '[id*="cookie-consent" i]',
-];
 
 /** A sentence (at least BANNER_SENTENCE_CHARS long) naming cookies or consent marks a fixed or dialog box as a possible banner... */
 const BANNER_TEXT = /\bcookies?\b|\bconsent\b/i;
@@ -43,7 +20,7 @@ const BANNER_CHOICE = /\b(accept|agree|reject|decline|dismiss|got it|privacy|per
  * they put on the page) and answers the serialised document, so a page that
  * needs no scrolling is tidied and read in one round trip.
  */
-const READ_SCRIPT = `(({ heightFirst, banners, selectors, pattern, sentence, choice }) => {
+const READ_SCRIPT = `(({ heightFirst, banners, selectors, pattern, sentence, choice, maxChars }) => {
   if (heightFirst && document.documentElement.scrollHeight > window.innerHeight) return { tall: true };
   if (banners) {
     const text = new RegExp(pattern, 'i');
@@ -62,7 +39,7 @@ const READ_SCRIPT = `(({ heightFirst, banners, selectors, pattern, sentence, cho
         const style = getComputedStyle(el);
         if (style.position === 'fixed' || style.position === 'sticky' || el.getAttribute('role') === 'dialog') {
           const boxText = el.textContent || '';
-          if (boxText.length < 3000 && choosing.test(boxText)) found.add(el);
+          if (boxText.length < maxChars && choosing.test(boxText)) found.add(el);
           break;
         }
       }
@@ -77,7 +54,7 @@ const READ_SCRIPT = `(({ heightFirst, banners, selectors, pattern, sentence, cho
 })`;
 
 function readScript(heightFirst: boolean, banners: boolean): string {
-  const banner = { selectors: BANNER_SELECTORS, pattern: BANNER_TEXT.source, sentence: BANNER_SENTENCE_CHARS, choice: BANNER_CHOICE.source };
+  const banner = { selectors: CONSENT_BANNER_SELECTORS, pattern: BANNER_TEXT.source, sentence: BANNER_SENTENCE_CHARS, choice: BANNER_CHOICE.source, maxChars: MAX_CONSENT_BANNER_CHARS };
   return `${READ_SCRIPT}(${JSON.stringify({ heightFirst, banners, ...banner })})`;
 }
 

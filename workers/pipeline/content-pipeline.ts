@@ -37,11 +37,12 @@ export interface ContentPipeline {
 /** The options of a task's pipeline message, as pipeline input. */
 export function pipelineInput(options: PipelineOptions | undefined): Pick<
   PipelineInput,
-  'formats' | 'onlyMainContent' | 'extractionSchema' | 'extractionProfile' | 'extractionPrompt' | 'evidence' | 'rag'
+  'formats' | 'onlyMainContent' | 'removeCookieBanners' | 'extractionSchema' | 'extractionProfile' | 'extractionPrompt' | 'evidence' | 'rag'
 > {
   return {
     formats: options?.formats ?? [],
     onlyMainContent: options?.onlyMainContent ?? false,
+    removeCookieBanners: options?.removeCookieBanners ?? false,
     extractionSchema: options?.extractionSchema as JsonObject | undefined,
     extractionProfile: options?.extractionProfile,
     extractionPrompt: options?.extractionPrompt,

@@ -21,6 +21,8 @@ export interface PipelineInput {
   url: string;
   formats: readonly string[];
   onlyMainContent: boolean;
+  /** A whole page leaves out the consent banners it names as such (advanced.remove_cookie_banners). */
+  removeCookieBanners?: boolean;
   extractionSchema?: JsonObject | undefined;
   extractionProfile?: string | undefined;
   extractionPrompt?: string | undefined;
@@ -119,7 +121,12 @@ function convert(input: PipelineInput): { result: ContentResult; html: DocumentT
   if (type === 'markdown' || type === 'text/markdown') return { result: convertMarkdown(wholeText(input.body), input.url), html: null };
   if (type === 'text' || type === 'text/plain') return { result: convertText(wholeText(input.body)), html: null };
   // A page nested past the limit is read, and handed on to the other outputs, with the tags past it removed.
-  const { result, source } = convertPage(input.body, { url: input.url, onlyMainContent: input.onlyMainContent, links: input.links === true });
+  const { result, source } = convertPage(input.body, {
+    url: input.url,
+    onlyMainContent: input.onlyMainContent,
+    removeCookieBanners: input.removeCookieBanners === true,
+    links: input.links === true,
+  });
   return { result, html: source };
 }
 

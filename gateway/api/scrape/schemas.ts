@@ -38,7 +38,11 @@ export const Advanced = z
       description: 'true adds markdown to formats; false takes it out (400 when nothing else is asked for). Free either way.',
     }),
     wait_condition: z.enum(['domcontentloaded', 'networkidle', 'load']).optional(),
-    remove_cookie_banners: z.boolean().optional().meta({ description: 'Browser tier: consent banners are removed before the page is read. Default true.' }),
+    remove_cookie_banners: z.boolean().optional().meta({
+      description:
+        "Consent banners are removed before the page is read: in the browser, the consent platforms' elements and boxes that look like banners; " +
+        'over HTTP, the platforms\' elements of a whole page (only_main_content false; the main content never holds one). Default true.',
+    }),
     use_own_proxy: z.boolean().optional().meta({ description: 'Every connection leaves through your proxy, proxy_url; +4 credits ($0.0008).' }),
     proxy_url: z
       .string()

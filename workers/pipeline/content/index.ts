@@ -16,6 +16,8 @@ export interface ContentOptions {
   onlyMainContent?: boolean;
   /** Also read the page's links for discovery, in the same parse. */
   links?: boolean;
+  /** Leave out the consent banners a whole page names as such (with onlyMainContent false; the main content never has them). */
+  removeCookieBanners?: boolean;
 }
 
 export interface ContentResult {
@@ -71,7 +73,7 @@ class RenderedPage implements ContentResult {
 export function convertPage(html: DocumentText, options: ContentOptions): { result: ContentResult; source: DocumentText } {
   const { tape: page, collector, source } = recordPage(html, options.onlyMainContent !== false, options.links === true);
   const urls = createUrlResolver(options.url, page.head.baseHref);
-  const { tape, selection } = selectContent(page, options.onlyMainContent !== false);
+  const { tape, selection } = selectContent(page, options);
   const { title, metadata } = pageMetadata(page.head, urls);
   const result = new RenderedPage(tape, selection, urls, title, metadata);
   if (collector) result.links = collector.finish(options.url);
@@ -81,7 +83,7 @@ export function convertPage(html: DocumentText, options: ContentOptions): { resu
 export function htmlToMarkdown(html: string, options: ContentOptions): string {
   const { tape: page } = recordPage(html, options.onlyMainContent !== false);
   const urls = createUrlResolver(options.url, page.head.baseHref);
-  const { tape, selection } = selectContent(page, options.onlyMainContent !== false);
+  const { tape, selection } = selectContent(page, options);
   return renderMarkdown(tape, selection, urls);
 }
 
@@ -90,8 +92,8 @@ export function htmlToMarkdown(html: string, options: ContentOptions): string {
  * or, when the page's visible text is next to nothing beside the article body
  * its JSON-LD states, that body, recorded as a document of its own.
  */
-function selectContent(page: Tape, onlyMainContent: boolean): { tape: Tape; selection: Selection } {
-  if (!onlyMainContent) return { tape: page, selection: selectFullPage(page) };
+function selectContent(page: Tape, options: ContentOptions): { tape: Tape; selection: Selection } {
+  if (options.onlyMainContent === false) return { tape: page, selection: selectFullPage(page, options.removeCookieBanners === true) };
   const selection = selectMainContent(page);
   const body = structuredBodyInstead(page, selection);
   if (body === undefined) return { tape: page, selection };

@@ -2,15 +2,25 @@ import { lastDescendant, pageChars, subtreeText, textLess, type Tape } from './h
 import type { Selection } from './tape-walk.js';
 import { ARIA_HIDDEN, ARTICLE_BODY, AUTHOR, CAPTION, CONTENT, DISCUSSION, JUNK, LIKELY_JUNK, RELATED, ROLE_FURNITURE, ROLE_MAIN } from './boilerplate-patterns.js';
 import { dropBoilerplateLines } from './boilerplate-lines.js';
+import { MAX_CONSENT_BANNER_CHARS, namesConsentBanner } from '../../../common/consent-banners.js';
 import { dropTeaserCards } from './teaser-cards.js';
 import { describedBlock, keepInside } from './description-lead.js';
 import { BLOCK, CONTAINER, CONTROL, FALLBACK, FURNITURE, HEADING, PARAGRAPH } from './tag-kinds.js';
 
-/** The whole page, less what is never content (scripts, hidden elements and form controls are already out). */
-export function selectFullPage(tape: Tape): Selection {
+/**
+ * The whole page, less what is never content (scripts, hidden elements and
+ * form controls are already out) and, with `removeBanners`, the consent
+ * banners the page names as such (common/consent-banners.ts).
+ */
+export function selectFullPage(tape: Tape, removeBanners = false): Selection {
   const removed = new Uint8Array(tape.tag.length);
-  // The head renders nothing; its meta and link elements would only be noise in the HTML output.
-  for (let id = 0; id < tape.tag.length; id++) if (tape.tag[id] === 'head') removed[id] = 1;
+  for (let id = 0; id < tape.tag.length; id++) {
+    // The head renders nothing; its meta and link elements would only be noise in the HTML output.
+    if (tape.tag[id] === 'head') removed[id] = 1;
+    else if (removeBanners && namesConsentBanner(tape.attrs[id]!) && subtreeText(tape, id).length < MAX_CONSENT_BANNER_CHARS) removed[id] = 1;
+    else continue;
+    id = lastDescendant(tape, id);
+  }
   return { root: -1, removed };
 }
 

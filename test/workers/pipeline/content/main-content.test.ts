@@ -94,6 +94,28 @@ describe('main content', () => {
     expect(full.length).to.be.greaterThan(main.length);
   });
 
+  it('leaves the consent banners a whole page names as such out with removeCookieBanners, and nothing else', () => {
+    const full = htmlToMarkdown(PAGE, { url: URL, onlyMainContent: false, removeCookieBanners: true });
+    expect(full).not.to.include('We use cookies');
+    for (const kept of [...ARTICLE_PARAGRAPHS, 'Share on Facebook', 'Subscribe to our newsletter', 'Copyright 2024']) expect(full, kept).to.include(kept);
+    const page = (body: string) => `<html><body><p>${ARTICLE_PARAGRAPHS[0]}</p>${body}</body></html>`;
+    const banners = [
+      '<div id="CybotCookiebotDialog"><p>This website uses cookies.</p><button>Allow all</button></div>',
+      '<div class="theme cc-window"><span>Cookies help us.</span></div>',
+      '<section role="dialog" aria-label="Cookie preferences"><p>Choose what we store.</p></section>',
+      '<aside id="site-cookie-consent-box"><p>Consent needed.</p></aside>',
+    ];
+    for (const banner of banners) {
+      const markdown = htmlToMarkdown(page(banner), { url: URL, onlyMainContent: false, removeCookieBanners: true });
+      expect(markdown, banner).to.include(ARTICLE_PARAGRAPHS[0]).and.not.match(/cookies help|this website uses|choose what|consent needed/i);
+    }
+    // Named for cookies but no banner: a recipe list, and anything as long as a page section.
+    const recipes = '<ul class="cookies-list"><li>Brown butter cookies</li></ul>';
+    expect(htmlToMarkdown(page(recipes), { url: URL, onlyMainContent: false, removeCookieBanners: true })).to.include('Brown butter cookies');
+    const long = `<div class="cookie-banner-story"><p>${'The harbour bakery sold out of biscuits again. '.repeat(80)}</p></div>`;
+    expect(htmlToMarkdown(page(long), { url: URL, onlyMainContent: false, removeCookieBanners: true })).to.include('harbour bakery');
+  });
+
   it('does not let a furniture word on a wrapper cut the article inside it', () => {
     const html = `<html><body><div class="page-wrapper with-sidebar-right"><div class="article-body">${ARTICLE_PARAGRAPHS.map((p) => `<p>${p}</p>`).join('')}</div></div><div class="sidebar"><a href="/1">Elsewhere one</a><a href="/2">Elsewhere two</a></div></body></html>`;
     const text = convertHtml(html, { url: URL }).text;
