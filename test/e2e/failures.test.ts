@@ -19,6 +19,7 @@ describe('target failures are classified, answered and refunded', function () {
   const cases: Array<[string, () => string, Record<string, unknown>, number, string]> = [
     ['a target 404', () => `${site.url}/status/404`, {}, 422, 'TARGET_NOT_FOUND'],
     ['a target 410', () => `${site.url}/status/410`, {}, 422, 'TARGET_NOT_FOUND'],
+    ['a page that answers 200 but says it was not found (a soft 404)', () => `${site.url}/soft-404`, {}, 422, 'TARGET_NOT_FOUND'],
     ['a target 500', () => `${site.url}/status/500`, {}, 503, 'TARGET_UNAVAILABLE'],
     ['a login wall (401)', () => `${site.url}/login-required`, {}, 401, 'REQUIRES_AUTH'],
     ['a bot challenge page', () => `${site.url}/challenge/cloudflare`, {}, 403, 'CHALLENGE_DETECTED'],

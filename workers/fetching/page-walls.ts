@@ -4,14 +4,16 @@ import type { FetchFailure } from './fetch-result.js';
 import { isLoginWall, LOGIN_WALL_TEXT_CHARS } from './login-wall-detector.js';
 import { PAYWALL_MARKS, PAYWALL_TEASER_CHARS, paywallEvidence } from './paywall-detector.js';
 import { parsePage, visibleText as textOf } from './page-tree.js';
+import { SOFT_404_CLASSIFICATION, softNotFound } from './soft-404-detector.js';
 import { visibleTextReaches } from './visible-text.js';
 import { textMatches, textWithin, type DocumentText } from '../html/document-text.js';
 
 /**
  * Whether a page that loaded is a wall in front of the content rather than
- * the content: a sign-in form, a captcha, a subscription wall. A captcha
- * escalates (the captcha tier solves it); no tier gets past a sign-in or a
- * paywall, so those end the job (refunded, SPEC 7.5).
+ * the content: a sign-in form, a captcha, a subscription wall; or a page
+ * saying that what was asked for is not there (a soft 404). A captcha
+ * escalates (the captcha tier solves it); no tier gets past a sign-in, a
+ * paywall or a missing page, so those end the job (refunded, SPEC 7.5).
  */
 
 /** Characters of a page read for walls: they stand at the top of small pages. */
@@ -55,6 +57,10 @@ export function mayBeWall(head: DocumentText): boolean {
 
 export function detectWall(page: { html: DocumentText; requestedUrl: string; finalUrl: string }): PageWall | null {
   const head = textWithin(page.html, WALL_SCAN_CHARS);
+  const notFound = softNotFound(head);
+  if (notFound !== null) {
+    return { code: 'TARGET_NOT_FOUND', message: `The page says it was not found (a soft 404): "${notFound.slice(0, 120)}"`, escalate: false, classification: SOFT_404_CLASSIFICATION };
+  }
   if (!mayBeWall(head)) return null;
   const $ = parsePage(head);
   const visibleText = textOf($);

@@ -19,6 +19,35 @@ describe('walls in front of page content', () => {
     expect(at(doc('<h1>Tides</h1><p>High water at 18:40.</p>'))).to.equal(null);
   });
 
+  describe('soft 404', () => {
+    const page = (title: string, body: string) => `<!DOCTYPE html><html><head><title>${title}</title></head><body>${body}</body></html>`;
+    const nav = '<nav><a href="/">Home</a> <a href="/news">News</a> <a href="/tides">Tides</a></nav>';
+
+    it('classifies a page that answers but says, in its title or a top heading, that it was not found', () => {
+      const cases = [
+        page('Page not found &#8211; Harbour Post', `${nav}<p>Sorry, we could not find that page.</p><form><input name="q"></form>`),
+        page('Harbour Post', `<h1>Harbour Post</h1>${nav}<h1>404</h1><p>Nothing here.</p>`),
+        page('Error 404 | Harbour', '<p>Try the home page.</p>'),
+        page('Seite nicht gefunden', '<p>Die Seite existiert nicht.</p>'),
+        page('Harbour', '<h1>P&aacute;gina no encontrada</h1>'),
+        page('ページが見つかりません', '<p>トップへ</p>'),
+      ];
+      for (const html of cases) {
+        const wall = at(html);
+        expect(wall, html).to.deep.include({ code: 'TARGET_NOT_FOUND', classification: 'soft_404', escalate: false });
+      }
+      expect(at(cases[0]!)!.message).to.contain('Page not found – Harbour Post');
+    });
+
+    it('leaves pages about 404s, and not-found pages with the content of a page, alone', () => {
+      expect(at(page('How to fix 404 errors on your site', article(3)))).to.equal(null);
+      expect(at(page('Flight 404 to Oslo', '<p>Boarding at gate 12.</p>'))).to.equal(null);
+      expect(at(page('Lost and found', '<h1>Found on the quay</h1><p>A blue umbrella.</p>'))).to.equal(null);
+      // A page whose title says not found but which shows an article's worth of text is that text.
+      expect(at(page('Page not found', article(15)))).to.equal(null);
+    });
+  });
+
   describe('captcha', () => {
     it('classifies a small page held by a captcha widget as captcha, to escalate', () => {
       const wall = at(doc('<h1>One more step</h1><form><div class="h-captcha" data-sitekey="k1"></div></form>'));
