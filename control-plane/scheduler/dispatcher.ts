@@ -58,6 +58,7 @@ function browserOptions(req: ScrapeRequest) {
   const condition = advanced['wait_condition'];
   return create(BrowserOptionsSchema, {
     waitFor: req.waitFor ?? '',
+    waitForTimeoutMs: (req.waitForTimeout ?? 0) * 1000,
     waitUntil: req.waitUntil ?? (typeof condition === 'string' ? condition : ''),
     scroll: req.enableScroll ?? flag('scroll_to_load'),
     removeCookieBanners: flag('remove_cookie_banners') !== false,

@@ -76,6 +76,13 @@ describe('the browser tier (tier 4)', function () {
     expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
   });
 
+  it('waits for wait_for as long as wait_for_timeout says, within the request timeout', async () => {
+    const res = await render('/tiers/late', { wait_for: '#never-there', wait_for_timeout: 2, timeout: 60 });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(504);
+    expect(res.body.error).to.equal('TIMEOUT');
+    expect(res.body.message).to.contain('within 2 s');
+  });
+
   it('scrolls an infinite feed to its end with enable_scroll, and not at all with enable_scroll false', async () => {
     const scrolled = await render('/tiers/infinite', { enable_scroll: true });
     expect(scrolled.status, JSON.stringify(scrolled.body).slice(0, 400)).to.equal(200);

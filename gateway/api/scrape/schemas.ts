@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { CACHE_TTL_DEFAULT_S, CACHE_TTL_MAX_S, CACHE_TTL_MIN_S, DEFAULT_FETCH_TIMEOUT_S, MAX_SCRAPE_PROMPT_CHARS, MAX_TARGET_REQUEST_BODY_BYTES, sizeLabel } from '../../../common/limits.js';
+import {
+  CACHE_TTL_DEFAULT_S,
+  CACHE_TTL_MAX_S,
+  CACHE_TTL_MIN_S,
+  DEFAULT_FETCH_TIMEOUT_S,
+  MAX_SCRAPE_PROMPT_CHARS,
+  MAX_TARGET_REQUEST_BODY_BYTES,
+  sizeLabel,
+  WAIT_FOR_DEFAULT_MS,
+  WAIT_FOR_MAX_MS,
+} from '../../../common/limits.js';
 import { COUNTRY_PROFILES } from '../../../common/locations.js';
 import { parseProxyUrl } from '../../../common/proxy-url.js';
 import { CALLER_TIERS } from '../../../common/tiers.js';
@@ -112,9 +122,16 @@ export const ScrapeRequest = z
     extraction_prompt: promptText(MAX_SCRAPE_PROMPT_CHARS).optional(),
     wait_for: CssSelector.min(1).optional().meta({
       description:
-        'Browser tier: a CSS selector waited for (up to 30 s, never past timeout) before the page is read; TIMEOUT when it never appears. ' +
+        'Browser tier: a CSS selector waited for (wait_for_timeout, 30 s by default, never past timeout) before the page is read; TIMEOUT when it never appears. ' +
         'Sends the request to the browser as render_js true does.',
     }),
+    wait_for_timeout: z
+      .number()
+      .int()
+      .min(1)
+      .max(WAIT_FOR_MAX_MS / 1000)
+      .optional()
+      .meta({ description: `Seconds the browser waits for wait_for before answering TIMEOUT: ${WAIT_FOR_DEFAULT_MS / 1000} by default, at most ${WAIT_FOR_MAX_MS / 1000}, never past timeout. Only with wait_for.` }),
     wait_until: z.enum(['load', 'domcontentloaded', 'networkidle']).optional().meta({ description: 'Browser tier: the load event navigation waits for. Default load.' }),
     enable_scroll: z.boolean().optional().meta({
       description:
@@ -183,6 +200,9 @@ export const ScrapeRequest = z
     }
     if (a?.markdown === false && r.formats.every((f) => f === 'markdown')) {
       ctx.addIssue({ code: 'custom', path: ['advanced', 'markdown'], message: 'markdown false leaves no format to answer with; ask for another in formats', params: { code: 'conflict' } });
+    }
+    if (r.wait_for_timeout !== undefined && r.wait_for === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['wait_for_timeout'], message: 'wait_for_timeout is the wait for wait_for; send wait_for too' });
     }
     if (r.sync_policy === 'wait_until_deadline' && !r.sync) {
       ctx.addIssue({ code: 'custom', path: ['sync_policy'], message: 'wait_until_deadline requires sync: true' });

@@ -32,6 +32,7 @@ export function toProto(input: ScrapeRequestInput) {
     extractionProfile: input.extraction_profile,
     extractionPrompt: input.extraction_prompt,
     waitFor: input.wait_for,
+    waitForTimeout: input.wait_for_timeout,
     waitUntil: input.wait_until,
     enableScroll: input.enable_scroll,
     cache: input.cache,
