@@ -90,8 +90,11 @@ export const EXTRACT_BODY_LIMIT_BYTES = 12 * 1024 * 1024;
 
 /** Scrape request bodies above this travel to the worker through Redis instead of inside the task. */
 export const INLINE_BODY_LIMIT_BYTES = 64 * 1024;
-/** How long a parked request body or extract input is kept: longer than any job's deadline. */
-export const PARKED_INPUT_TTL_SECONDS = 3_600;
+/**
+ * How long a job's parked input (a large body, extract content, a stored session's cookies, the caller's proxy)
+ * outlives the job's deadline at most; it is dropped as soon as the job ends.
+ */
+export const PARKED_INPUT_GRACE_SECONDS = 60;
 
 /** The body a scrape sends to its target (`body`), UTF-8 bytes. */
 export const MAX_TARGET_REQUEST_BODY_BYTES = 1024 * 1024;

@@ -19,6 +19,8 @@ export interface RedisKeys {
   ownProxy(jobId: string): string;
   /** Caller-supplied content for /api/v1/extract. */
   extractInput(jobId: string): string;
+  /** Every key a job's input may be parked under (the four above), dropped when the job ends. */
+  parkedInputs(jobId: string): string[];
   /** A screenshot or PDF of a rendered page (common/artifacts.ts). */
   artifact(name: string): string;
   /** The stored result body of one crawl page (`page` is a digest of its URL). */
@@ -54,6 +56,7 @@ export function redisKeys(prefix: string): RedisKeys {
     sessionCookies: (jobId) => `${prefix}session-cookies:${jobId}`,
     ownProxy: (jobId) => `${prefix}own-proxy:${jobId}`,
     extractInput: (jobId) => `${prefix}extract-input:${jobId}`,
+    parkedInputs: (jobId) => [`${prefix}scrape-body:${jobId}`, `${prefix}session-cookies:${jobId}`, `${prefix}own-proxy:${jobId}`, `${prefix}extract-input:${jobId}`],
     artifact: (name) => `${prefix}artifact:${name}`,
     crawlPageResult: (crawlId, page) => `${prefix}crawl-page:${crawlId}:${page}`,
     crawlHostPace: (host) => `${prefix}crawl-pace:${host}`,

@@ -67,7 +67,9 @@ await runProcess('control-plane', async ({ config, log, nc, js, jsm, names, keys
   const dispatcher = createDispatcher({ js, names, pool, log });
   const workers = startWorkerRegistry(nc, names, { windowMs: 15_000 });
   const tierMemory = createTierMemory({ redis, keys, ttlSeconds: config.tierMemoryTtlSeconds });
-  const reports = await startReportConsumer({ js, jsm, names, pool, dispatcher, signals, log, tierMemory, readResult: (key) => redis.getBuffer(key) });
+  const reports = await startReportConsumer({ js, jsm, names, pool, dispatcher, signals, log, tierMemory, readResult: (key) => redis.getBuffer(key),
+    dropParkedInput: (jobId) => redis.del(...keys.parkedInputs(jobId)),
+  });
   const crawlScheduler = startCrawlScheduler({ pool, js, names, log }, { intervalMs: 1_000 });
   const crawlReports = await startCrawlReportConsumer({ js, jsm, names, pool, redis, scheduler: crawlScheduler, log });
   const sweeper = startSweeper({ pool, dispatcher, signals, log }, { intervalMs: 2_000, unpublishedAfterMs: 3_000 });

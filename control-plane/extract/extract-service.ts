@@ -49,7 +49,8 @@ export function createExtractService(deps: ExtractServiceDeps): ServiceImpl<type
       const jobId = randomUUID();
       const inputKey = deps.keys.extractInput(jobId);
       const waitMs = Math.min(req.waitMs || EXTRACT_TIMEOUT_MS, EXTRACT_TIMEOUT_MS);
-      const admitted = await admitWithInput(deps.redis, [{ key: inputKey, value: req.content }], () =>
+      const deadline = new Date(Date.now() + waitMs);
+      const admitted = await admitWithInput(deps.redis, [{ key: inputKey, value: req.content }], deadline, () =>
         admitJob(
           deps.pool,
           caller,
@@ -65,7 +66,7 @@ export function createExtractService(deps: ExtractServiceDeps): ServiceImpl<type
             pool: EXTRACT_POOL,
             reserveMicrocents: price,
             attemptPriceMicrocents: price,
-            deadline: new Date(Date.now() + waitMs),
+            deadline,
             inputKey,
             estimatedTier: EXTRACT_TIER,
           },

@@ -138,19 +138,26 @@ export async function insertJobWithReservation(
  * no attempt, nothing reserved and nothing charged (a cache hit is free,
  * SPEC 7.5), its result already stored at `resultKey`.
  */
+/**
+ * Records a request answered from the result cache as a succeeded job of its
+ * own; answers false, recording nothing, when the account's subscription
+ * refuses requests (a cached answer is a request like another).
+ */
 export async function insertCachedJob(
   db: Db,
   job: Omit<JobRequestFields, 'reserveMicrocents'> & { id: string; accountId: string; apiKeyId: string | null; requestId: string; tier: string; resultKey: string },
-): Promise<void> {
-  await run(
+): Promise<boolean> {
+  const res = await run(
     db,
     'insert-cached-job',
     `INSERT INTO jobs (id, account_id, api_key_id, kind, status, url, mode, formats, sync, request, tier_plan, current_tier,
                        attempts, request_id, deadline_at, result_key, status_code, started_at, completed_at)
-     VALUES ($1::uuid, $2::uuid, $3::uuid, $4::text, 'succeeded', $5::text, $6::text, $7::text[], $8::boolean, $9::jsonb, $10::text[], $11::text,
-             0, $12::text, $13::timestamptz, $14::text, NULL, now(), now())`,
+     SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, 'succeeded', $5::text, $6::text, $7::text[], $8::boolean, $9::jsonb, $10::text[], $11::text,
+            0, $12::text, $13::timestamptz, $14::text, NULL, now(), now()
+     WHERE NOT EXISTS (SELECT 1 FROM accounts WHERE id = $2::uuid AND ${SUBSCRIPTION_REFUSES_DISPATCH_SQL})`,
     [job.id, job.accountId, job.apiKeyId, job.kind, job.url, job.mode, job.formats, job.sync, job.request, job.tierPlan, job.tier, job.requestId, job.deadline, job.resultKey],
   );
+  return res.rowCount === 1;
 }
 
 export interface StartedAttempt {

@@ -18,7 +18,7 @@ import {
   type Task,
 } from '../../proto/gen/trawl/v1/work_pb.js';
 import { locationCountry } from '../scrape/proxy-options.js';
-import { cacheIdentity, cacheTtlSeconds } from '../scrape/result-cache.js';
+import { cacheTtlSeconds } from '../scrape/result-cache.js';
 import { markAttemptsPublished, type AttemptRow, type Db, type JobForTask } from '../jobs/job-store.js';
 import { createWriteBatcher } from '../jobs/write-batcher.js';
 
@@ -93,7 +93,7 @@ function fetchPayload(job: JobForTask): Task['payload'] {
       headers: req.headers,
       keepRedirects: req.followRedirects === false,
       // force_refresh skips reading the cache, not filling it.
-      ...(req.cache ? { cacheIdentity: cacheIdentity(req, job.account_id) ?? '', cacheTtlS: cacheTtlSeconds(req) } : {}),
+      ...(req.cache && req.cacheIdentity ? { cacheIdentity: req.cacheIdentity, cacheTtlS: cacheTtlSeconds(req) } : {}),
       pipeline: pipelineOptions(req, { onlyMainContent: advanced['only_main_content'] !== false, removeCookieBanners: advanced['remove_cookie_banners'] !== false }),
       browser: browserOptions(req),
     }),

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { PARKED_INPUT_TTL_SECONDS } from '../../common/limits.js';
+import { PARKED_INPUT_GRACE_SECONDS } from '../../common/limits.js';
 import type { Logger } from '../../common/logger.js';
 import type { AdmittedJob } from '../jobs/admission.js';
 import type { EndedJob, JobSignal, JobSignals } from '../jobs/job-signals.js';
@@ -11,11 +11,16 @@ export interface ParkedInput {
   value: string;
 }
 
-/** Parks the job's inputs for the worker, admits the job, and removes the inputs again when admission fails. */
-export async function admitWithInput(redis: Redis, inputs: readonly ParkedInput[], admit: () => Promise<AdmittedJob>): Promise<AdmittedJob> {
+/**
+ * Parks the job's inputs for the worker until shortly after the job's
+ * deadline (the report consumer drops them when the job ends), admits the
+ * job, and removes the inputs again when admission fails.
+ */
+export async function admitWithInput(redis: Redis, inputs: readonly ParkedInput[], deadline: Date, admit: () => Promise<AdmittedJob>): Promise<AdmittedJob> {
   if (inputs.length > 0) {
+    const ttlSeconds = Math.max(1, Math.ceil((deadline.getTime() - Date.now()) / 1000)) + PARKED_INPUT_GRACE_SECONDS;
     const parking = redis.multi();
-    for (const input of inputs) parking.set(input.key, input.value, 'EX', PARKED_INPUT_TTL_SECONDS);
+    for (const input of inputs) parking.set(input.key, input.value, 'EX', ttlSeconds);
     await parking.exec();
   }
   try {

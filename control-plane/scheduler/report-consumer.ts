@@ -23,6 +23,8 @@ export interface ReportConsumerDeps {
   tierMemory: Pick<TierMemory, 'remember'>;
   /** Reads a stored result (Redis), for a sync call in this process that waits on the job. */
   readResult(key: string): Promise<Uint8Array | null>;
+  /** Drops what a job that ended had parked for its workers (a body, a session's cookies, the caller's proxy). */
+  dropParkedInput(jobId: string): Promise<unknown>;
 }
 
 /** Reports applied at once; each holds a Postgres connection while it runs. */
@@ -59,6 +61,8 @@ export async function startReportConsumer(deps: ReportConsumerDeps): Promise<{ s
       for (const { jobId, signal } of effects.signals) {
         const settledWith = storedResult && signal.kind === 'ended' && signal.record?.result_key === report.resultKey;
         deps.signals.announce(jobId, settledWith ? { ...signal, storedResult } : signal);
+        // A failed drop leaves the input to expire shortly after the job's deadline.
+        if (signal.kind === 'ended') deps.dropParkedInput(jobId).catch((err: unknown) => deps.log.warn({ err, jobId }, 'dropping parked input failed'));
       }
       // A lost ack only means the report comes again, and is applied as a no-op.
       acks.add(msg).catch((err: unknown) => deps.log.warn({ err }, 'acking an attempt report failed'));

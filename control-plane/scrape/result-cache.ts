@@ -22,7 +22,7 @@ import { ScrapeRequestSchema, ScrapeResultSchema, type ScrapeRequest } from '../
  */
 
 /** Fields that change how a request runs but not what its result holds. */
-const RUN_ONLY_FIELDS = ['sync', 'syncPolicy', 'timeout', 'cache', 'cacheTtl', 'forceRefresh', 'webhookUrl', 'costControls'] as const;
+const RUN_ONLY_FIELDS = ['sync', 'syncPolicy', 'timeout', 'cache', 'cacheTtl', 'forceRefresh', 'webhookUrl', 'costControls', 'cacheIdentity'] as const;
 /** `advanced` options that tie a result to the account that sent them. */
 const PRIVATE_ADVANCED = ['cookies', 'session_id', 'use_own_proxy'] as const;
 /** Only requests that read the target can be answered again; a POST may change it. */
@@ -40,16 +40,47 @@ function canonical(value: JsonValue): string {
   return JSON.stringify(value);
 }
 
-/** The request's cache identity, or null when its result may not be reused. */
-export function cacheIdentity(request: ScrapeRequest, accountId: string): string | null {
+/**
+ * `advanced` options sent with the value they have when omitted, and `markdown` (already folded into the
+ * formats), which change nothing: a request that spells a default out is the same request.
+ */
+const ADVANCED_DEFAULTS: Readonly<Record<string, JsonValue>> = {
+  render_js: 'auto',
+  screenshot: false,
+  generate_pdf: false,
+  ocr: false,
+  use_proxy: false,
+  use_own_proxy: false,
+  remove_cookie_banners: true,
+  only_main_content: true,
+};
+const FOLDED_ADVANCED = ['markdown'] as const;
+
+/** What makes a private result: the stored session's cookies as the scrape reads them, and the caller's proxy (kept out of the request). */
+export interface CacheSecrets {
+  sessionCookies?: Record<string, string> | undefined;
+  ownProxyUrl?: string | undefined;
+}
+
+/**
+ * The request's cache identity, or null when its result may not be reused.
+ * The secrets only enter the digest, so a session refreshed with other
+ * cookies, or another proxy, is another request; neither is stored.
+ */
+export function cacheIdentity(request: ScrapeRequest, accountId: string, secrets: CacheSecrets = {}): string | null {
   if (!CACHEABLE_METHODS.has(request.method.toUpperCase())) return null;
   const fields = toJson(ScrapeRequestSchema, request) as Record<string, JsonValue>;
   for (const field of RUN_ONLY_FIELDS) delete fields[field];
   if (Array.isArray(fields['formats'])) fields['formats'] = [...(fields['formats'] as string[])].sort();
-  const advanced = (fields['advanced'] ?? {}) as Record<string, JsonValue>;
+  const advanced = { ...((fields['advanced'] ?? {}) as Record<string, JsonValue>) };
+  for (const [name, value] of Object.entries(ADVANCED_DEFAULTS)) if (advanced[name] === value) delete advanced[name];
+  for (const name of FOLDED_ADVANCED) delete advanced[name];
+  if (Object.keys(advanced).length > 0) fields['advanced'] = advanced;
+  else delete fields['advanced'];
   // Request headers may carry credentials (an Authorization header), so they make a result private too.
   const privateTo = PRIVATE_ADVANCED.some((name) => advanced[name] !== undefined) || Object.keys(request.headers).length > 0 ? accountId : null;
-  return createHash('sha256').update(canonical({ request: fields, account: privateTo })).digest('base64url');
+  const secret = { cookies: secrets.sessionCookies ?? null, proxy: secrets.ownProxyUrl ?? null };
+  return createHash('sha256').update(canonical({ request: fields, account: privateTo, secret: secret as JsonValue })).digest('base64url');
 }
 
 /** Seconds a cached result is reused. */

@@ -11,6 +11,7 @@ import { SLOW_TIER, tierRank } from '../../common/tiers.js';
 import type { PremiumProxy } from '../../common/proxy-url.js';
 import { EstimateResponseSchema, GetJobResponseSchema, ScrapeService, SubmitResponseSchema, type ScrapeRequest } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import { callerOf } from '../accounts/caller.js';
+import { subscriptionInactive } from '../billing/subscription.js';
 import { answersInBinary } from '../wire-format.js';
 import { admitJob, refuseUnconfiguredPrompt } from '../jobs/admission.js';
 import { checkWebhookTarget } from '../webhooks/webhook-target.js';
@@ -74,14 +75,21 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       const learnedTier = await deps.tierMemory.recall(caller.accountId, request.url);
       const plan = planTiers({ ...planInput(request), learnedTier });
       const jobId = randomUUID();
-      const identity = request.cache && !request.forceRefresh ? cacheIdentity(request, caller.accountId) : null;
-      const hit = identity ? await readCachedResult(deps.redis, deps.keys, identity) : null;
+      // A stored session is checked (deleted, expired, another site's: SESSION_*) before anything else, cache hits included.
+      const sessionId = request.advanced?.['session_id'];
+      const sessionCookies = typeof sessionId === 'string' ? await cookiesForScrape(deps.pool, deps.masterKeyHex, caller.accountId, sessionId, request.url) : undefined;
+      // The identity a result is cached under is made here, once, with the private inputs, and recorded with the
+      // request for the worker that stores the result; whatever a caller put there is replaced.
+      const identity = request.cache ? cacheIdentity(request, caller.accountId, { sessionCookies, ownProxyUrl }) : null;
+      request.cacheIdentity = identity ?? '';
+      const hit = identity && !request.forceRefresh ? await readCachedResult(deps.redis, deps.keys, identity) : null;
       if (hit) {
         // A cache hit is free and dispatches nothing: recorded as a succeeded job of its own, with its own copy of the result.
         const resultKey = deps.keys.result(jobId, 'cached');
-        await deps.redis.set(resultKey, Buffer.from(hit.result), 'EX', deps.resultTtlSeconds);
         const spec = scrapeJobSpec(request, plan, { id: jobId });
-        await insertCachedJob(deps.pool, { ...spec, id: jobId, accountId: caller.accountId, apiKeyId: caller.keyId, requestId: req.requestId, tier: hit.tier, resultKey });
+        const recorded = await insertCachedJob(deps.pool, { ...spec, id: jobId, accountId: caller.accountId, apiKeyId: caller.keyId, requestId: req.requestId, tier: hit.tier, resultKey });
+        if (!recorded) throw subscriptionInactive({});
+        await deps.redis.set(resultKey, Buffer.from(hit.result), 'EX', deps.resultTtlSeconds);
         const loaded = await deps.jobs.load(jobId, caller.accountId);
         if (!loaded) throw new TrawlError('INTERNAL_ERROR', 'The job record vanished');
         return create(SubmitResponseSchema, { job: jobView(loaded, { binary: answersInBinary(ctx) }), balanceMicrocents: loaded.balanceMicrocents });
@@ -89,15 +97,11 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       // A large request body waits in Redis, so the task stays well under the NATS message limit.
       const parked = Buffer.byteLength(request.body ?? '', 'utf8') > INLINE_BODY_LIMIT_BYTES ? { key: deps.keys.scrapeBody(jobId), value: request.body! } : undefined;
       // A stored session's cookies travel to the worker through Redis, never in the job record or the task.
-      const sessionId = request.advanced?.['session_id'];
-      const cookies =
-        typeof sessionId === 'string'
-          ? { key: deps.keys.sessionCookies(jobId), value: JSON.stringify(await cookiesForScrape(deps.pool, deps.masterKeyHex, caller.accountId, sessionId, request.url)) }
-          : undefined;
+      const cookies = sessionCookies ? { key: deps.keys.sessionCookies(jobId), value: JSON.stringify(sessionCookies) } : undefined;
       const ownProxy = ownProxyUrl ? { key: deps.keys.ownProxy(jobId), value: ownProxyUrl } : undefined;
       const spec = scrapeJobSpec(request, plan, { id: jobId, ...(parked ? { inputKey: parked.key } : {}) });
       const admitted = await deps.entitlement.dispatch(ctx, caller, [jobId], spec.deadline, () =>
-        admitWithInput(deps.redis, [parked, cookies, ownProxy].filter((i) => i !== undefined), () => admitJob(deps.pool, caller, spec, req.requestId)),
+        admitWithInput(deps.redis, [parked, cookies, ownProxy].filter((i) => i !== undefined), spec.deadline, () => admitJob(deps.pool, caller, spec, req.requestId)),
       );
       const handOffEarly = request.syncPolicy !== 'wait_until_deadline';
       const waitHere = req.wait && !(handOffEarly && isSlowTier(admitted.attempt.tier));

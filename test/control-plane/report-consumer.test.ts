@@ -32,6 +32,7 @@ describe('the report consumer', function () {
         reads.push(key);
         return Buffer.from(`stored under ${key}`);
       },
+      dropParkedInput: (jobId) => services.redis.del(...services.keys.parkedInputs(jobId)),
     });
   });
   after(async () => {
@@ -60,6 +61,26 @@ describe('the report consumer', function () {
     } finally {
       waiter.close();
     }
+  });
+
+  it('drops what the job parked for its workers (a session\'s cookies, the caller\'s proxy) once it ends', async () => {
+    const caller = await createTestCaller(services, 1_000_000);
+    const admitted = await admitTestJob(services, caller);
+    const parked = [services.keys.sessionCookies(admitted.job.id), services.keys.ownProxy(admitted.job.id)];
+    for (const key of parked) await services.redis.set(key, 'secret', 'EX', 600);
+    const waiter = signals.watch(admitted.job.id);
+    try {
+      await finished(admitted.job, admitted.attempt, `consumer-test:${admitted.job.id}`);
+      expect((await waiter.wait(10_000, (s) => s.kind === 'ended'))?.kind).to.equal('ended');
+    } finally {
+      waiter.close();
+    }
+    let left = parked.length;
+    for (let i = 0; i < 100 && left > 0; i++) {
+      left = await services.redis.exists(...parked);
+      if (left > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(left).to.equal(0);
   });
 
   it('reads nothing for a job no call here waits on', async () => {

@@ -133,6 +133,26 @@ describe('response caching: cache, cache_ttl and force_refresh', function () {
     expect(hits('posted')).to.equal(2);
   });
 
+  it('answers a request that spells out defaults from the same entry', async () => {
+    const url = `${site.url}/cache/spelled`;
+    await scrape(a, { url, cache: true, formats: ['markdown'] });
+    const spelled = await scrape(a, { url, cache: true, formats: ['markdown'], advanced: { remove_cookie_banners: true, only_main_content: true, markdown: true } });
+    expect(spelled.body.cached).to.equal(true);
+    expect(hits('spelled')).to.equal(1);
+  });
+
+  it('refuses an account whose subscription lapsed, even what the cache holds', async () => {
+    const lapsed = await createTestAccount(stack, 1_000_000);
+    const url = `${site.url}/cache/lapsed`;
+    expect((await scrape(lapsed, { url, cache: true, formats: ['markdown'] })).status).to.equal(200);
+    await stack.pool.query("UPDATE accounts SET subscription_status = 'past_due' WHERE id = $1", [lapsed.accountId]);
+    const refused = await scrape(lapsed, { url, cache: true, formats: ['markdown'] });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(402);
+    expect(refused.body.error).to.equal('SUBSCRIPTION_INACTIVE');
+    // Another account still gets the public entry.
+    expect((await scrape(a, { url, cache: true, formats: ['markdown'] })).body.cached).to.equal(true);
+  });
+
   it('refuses a cache_ttl outside 60 to 86,400 seconds', async () => {
     for (const cache_ttl of [59, 86_401]) {
       const res = await scrape(a, { url: `${site.url}/cache/bad`, cache: true, cache_ttl });

@@ -132,6 +132,24 @@ describe('stored sessions: create, list, refresh, delete, and scrapes with advan
     expect(await balanceOf(stack.pool, owner.accountId)).to.equal(before);
   });
 
+  it('checks the session before answering from the cache, and caches by the cookies it holds', async () => {
+    const created = await newSession(owner, { name: 'cached' });
+    const id = created.body.session_id;
+    const cachedScrape = () => api(owner).post('/api/v1/scrape', { url: `${site.url}/members`, formats: ['text'], cache: true, advanced: { session_id: id } });
+    expect((await cachedScrape()).body.cached).to.equal(false);
+    expect((await cachedScrape()).body.cached).to.equal(true);
+    // Refreshed with other cookies, the session makes another page: it is fetched again.
+    await api(owner).post(`/api/v1/sessions/${id}/refresh`, { cookies: { sid: 'renewed' } });
+    const renewed = await cachedScrape();
+    expect(renewed.body.cached).to.equal(false);
+    expect(renewed.body.content).to.contain('sid=renewed');
+    // Deleted, it answers 410 however fresh the cached result.
+    expect((await api(owner).call('DELETE', `/api/v1/sessions/${id}`)).status).to.equal(204);
+    const gone = await cachedScrape();
+    expect(gone.status, JSON.stringify(gone.body)).to.equal(410);
+    expect(gone.body.error).to.equal('SESSION_INACTIVE');
+  });
+
   it('keeps at most 50 live sessions per account, even when created at once', async () => {
     const account = await createTestAccount(stack, 0);
     const results = await Promise.all(Array.from({ length: 56 }, (_, i) => newSession(account, { name: `s${i}` })));

@@ -51,6 +51,24 @@ describe('response cache identity', () => {
     expect(cacheIdentity(request(), ACCOUNT_A)).to.equal(cacheIdentity(request(), ACCOUNT_B));
   });
 
+  it('is the same when a request spells out a default of advanced, or markdown (already in its formats)', () => {
+    const base = cacheIdentity(request(), ACCOUNT_A);
+    const spelled = { remove_cookie_banners: true, only_main_content: true, render_js: 'auto', screenshot: false, use_proxy: false, markdown: true };
+    expect(cacheIdentity(request({ advanced: spelled }), ACCOUNT_A)).to.equal(base);
+    expect(cacheIdentity(request({ advanced: { remove_cookie_banners: false } }), ACCOUNT_A)).to.not.equal(base);
+    // A caller cannot pick the identity a result is stored under.
+    expect(cacheIdentity(request({ cacheIdentity: 'chosen' }), ACCOUNT_A)).to.equal(base);
+  });
+
+  it('differs with the stored session\'s cookies and the caller\'s proxy, which are in no request field', () => {
+    const session = request({ advanced: { session_id: '33333333-3333-4333-8333-333333333333' } });
+    const before = cacheIdentity(session, ACCOUNT_A, { sessionCookies: { sid: 'one' } });
+    expect(cacheIdentity(session, ACCOUNT_A, { sessionCookies: { sid: 'two' } })).to.not.equal(before);
+    expect(cacheIdentity(session, ACCOUNT_A, { sessionCookies: { sid: 'one' } })).to.equal(before);
+    const own = request({ advanced: { use_own_proxy: true } });
+    expect(cacheIdentity(own, ACCOUNT_A, { ownProxyUrl: 'http://u:p@203.0.113.1:3128' })).to.not.equal(cacheIdentity(own, ACCOUNT_A, { ownProxyUrl: 'http://u:p@203.0.113.2:3128' }));
+  });
+
   it('does not cache requests that may change the target', () => {
     expect(cacheIdentity(request({ method: 'POST', body: '{}' }), ACCOUNT_A)).to.equal(null);
     expect(cacheIdentity(request({ method: 'HEAD' }), ACCOUNT_A)).to.be.a('string');
