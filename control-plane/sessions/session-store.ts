@@ -96,7 +96,9 @@ export async function refreshSession(
   const res = await pool.query<SessionRow>(
     `UPDATE stored_sessions SET
        cookies_sealed = coalesce($3, cookies_sealed), cookie_names = coalesce($4, cookie_names),
-       expires_at = CASE WHEN $5 THEN $6::timestamptz ELSE expires_at END, updated_at = now()
+       -- New cookies for a session whose expiry has passed, with no expiry of their own, make it active again without one.
+       expires_at = CASE WHEN $5 THEN $6::timestamptz WHEN $3::bytea IS NOT NULL AND expires_at <= now() THEN NULL ELSE expires_at END,
+       updated_at = now()
      WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
     [
       sessionId,

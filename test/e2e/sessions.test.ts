@@ -132,6 +132,19 @@ describe('stored sessions: create, list, refresh, delete, and scrapes with advan
     expect(await balanceOf(stack.pool, owner.accountId)).to.equal(before);
   });
 
+  it('makes an expired session active again when refreshed with new cookies alone', async () => {
+    const created = await newSession(owner, { name: 'lapsing', expires_at: new Date(Date.now() + 1500).toISOString() });
+    const id = created.body.session_id;
+    await new Promise((resolve) => setTimeout(resolve, 1700));
+    expect((await scrapeWith(owner, id)).body.error).to.equal('SESSION_EXPIRED');
+    const refreshed = await api(owner).post(`/api/v1/sessions/${id}/refresh`, { cookies: { sid: 'again' } });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).to.equal(200);
+    expect(refreshed.body).to.include({ status: 'active', expires_at: null });
+    const res = await scrapeWith(owner, id);
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).to.equal(200);
+    expect(res.body.content).to.contain('sid=again');
+  });
+
   it('checks the session before answering from the cache, and caches by the cookies it holds', async () => {
     const created = await newSession(owner, { name: 'cached' });
     const id = created.body.session_id;
