@@ -18,6 +18,9 @@ function translateError(err: unknown, url: URL): unknown {
   return translated;
 }
 
+/** How much later than the fetch's deadline impit's own timeout falls, so the deadline (TIMEOUT) always comes first. */
+const TIMEOUT_MARGIN_MS = 1_000;
+
 /**
  * Tier 2's client: impit with a real browser's TLS ClientHello, HTTP/2
  * settings and ordered header set (client hints, Sec-Fetch-*, Accept-Language),
@@ -35,6 +38,8 @@ export function createImpitTransport(opts: { browser: Browser; proxyUrl: string 
           headers: init.headers,
           ...(init.body === undefined ? {} : { body: init.body }),
           signal: init.signal,
+          // impit's own bound (30 s unless told) would end a longer fetch before its deadline; the signal ends it then.
+          timeout: init.timeoutMs + TIMEOUT_MARGIN_MS,
           redirect: 'manual',
         })
         .catch((err: unknown) => {

@@ -61,7 +61,8 @@ export interface TransportResponse {
  * to which only the caller's headers and the content type are added.
  */
 export interface HttpTransport {
-  send(url: URL, init: { method: string; headers: Record<string, string>; body: string | undefined; signal: AbortSignal }): Promise<TransportResponse>;
+  /** `signal` ends the request at the fetch's deadline; `timeoutMs` is the time left until then, for a client that needs its own bound. */
+  send(url: URL, init: { method: string; headers: Record<string, string>; body: string | undefined; signal: AbortSignal; timeoutMs: number }): Promise<TransportResponse>;
 }
 
 
@@ -195,6 +196,7 @@ function undiciTransport(dispatcher: Dispatcher): HttpTransport {
 export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise<FetchOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  const timeLeft = () => Math.max(1, req.timeoutMs - elapsed());
   const ownDispatcher = config.dispatcher || config.transport ? undefined : createGuardedDispatcher(config.guard);
   const transport = config.transport ?? undiciTransport((config.dispatcher ?? ownDispatcher)!);
   const deadline = new AbortController();
@@ -227,7 +229,7 @@ export async function fetchPage(req: FetchRequest, config: FetchConfig): Promise
       currentUrl = url.href;
       assertUrlAllowed(url, config.guard);
       visited.add(requestKey(method, url));
-      const res = await transport.send(url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body, signal: deadline.signal });
+      const res = await transport.send(url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body, signal: deadline.signal, timeoutMs: timeLeft() });
       statusCode = res.statusCode;
       const responseHeaders = flattenHeaders(res.headers);
 

@@ -80,11 +80,22 @@ describe('tier 2: fetchPage over impit', function () {
     expect(trap.connections()).to.equal(0);
   });
 
+  it('bounds a request by the time left to the fetch, not by impit\'s own 30 s', async () => {
+    const transport = createImpitTransport({ browser: 'chrome', proxyUrl: proxy.url });
+    const started = Date.now();
+    // No signal ends it: only the bound passed with it can.
+    const err = await transport
+      .send(new URL(`${site.url}/slow?ms=20000`), { method: 'GET', headers: {}, body: undefined, signal: new AbortController().signal, timeoutMs: 500 })
+      .then((res) => new Promise((resolve, reject) => res.body.on('end', resolve).on('error', reject).resume()).then(() => null), (e: unknown) => e);
+    expect(err, 'the slow page was read whole').to.be.instanceOf(Error);
+    expect(Date.now() - started).to.be.below(10_000);
+  });
+
   it('refuses a private target through the proxy even when the URL check is bypassed', async () => {
     const transport = createImpitTransport({ browser: 'chrome', proxyUrl: proxy.url });
     const before = proxy.refused();
     const err = await transport
-      .send(new URL(`http://127.0.0.2:${trap.port}/`), { method: 'GET', headers: {}, body: undefined, signal: new AbortController().signal })
+      .send(new URL(`http://127.0.0.2:${trap.port}/`), { method: 'GET', headers: {}, body: undefined, signal: new AbortController().signal, timeoutMs: 10_000 })
       .then(() => null, (e: unknown) => e);
     expect(isUrlNotAllowedError(err), String(err)).to.equal(true);
     expect(proxy.refused()).to.equal(before + 1);
