@@ -189,6 +189,14 @@ function documentPlan(input: TierPlanInput): TierPlan {
       { field: browser, message: 'needs the browser' },
     );
   }
+  if (input.ocr && (input.mode === 'html' || input.mode === 'pdf')) {
+    // OCR reads an image response; these modes take only an HTML page or a PDF's text.
+    throw conflict(
+      `advanced.ocr reads an image, which mode "${input.mode}" does not take; send mode "ocr" (or "auto") for an image`,
+      { field: 'advanced.ocr', message: 'reads images' },
+      { field: 'mode', message: input.mode === 'html' ? 'takes only HTML' : "reads a PDF's text" },
+    );
+  }
   if (cc.forceTier !== undefined && cc.forceTier !== DOCUMENT_TIER) {
     throw conflict(`${what} is fetched at tier ${DOCUMENT_TIER}; cost_controls.force_tier ${cc.forceTier} cannot apply`, {
       field: 'cost_controls.force_tier',

@@ -184,6 +184,12 @@ describe('tier planning', () => {
         ],
       });
       expect(planError(() => doc({ mode: 'js', ocr: true })).code).to.equal('VALIDATION_ERROR');
+      // OCR reads images, which modes html and pdf do not take: refused, not charged for nothing.
+      for (const mode of ['html', 'pdf']) {
+        const err = planError(() => doc({ mode, ocr: true, addOns: ['ocr'] }));
+        expect(err.code, mode).to.equal('VALIDATION_ERROR');
+        expect((err.details!['fields'] as Array<{ field: string }>).map((f) => f.field)).to.deep.equal(['advanced.ocr', 'mode']);
+      }
       expect(planError(() => doc({ costControls: { forceTier: '4' } })).code).to.equal('VALIDATION_ERROR');
       expect(doc({ costControls: { forceTier: '1', maxCredits: 6 }, mode: 'ocr', addOns: ['ocr'] }).tiers).to.deep.equal(['1']);
       const over = planError(() => doc({ mode: 'ocr', costControls: { maxCredits: 5.5 }, addOns: ['ocr'] }));

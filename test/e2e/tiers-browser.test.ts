@@ -150,7 +150,19 @@ describe('the browser tier (tier 4)', function () {
     const pdf = await render('/pdf');
     expect(pdf.status, JSON.stringify(pdf.body).slice(0, 400)).to.equal(200);
     expect(pdf.body.content).to.contain('Harbour report');
-    expect(pdf.body.billing.tier_used).to.equal('4');
+    expect(pdf.body.billing.tier_used).to.equal('4');    // mode js renders as render_js does, and reads the PDF the same way.
+    const viaMode = await api.post('/api/v1/scrape', { url: `${site.url}/pdf`, mode: 'js', formats: ['markdown'], sync_policy: 'wait_until_deadline' });
+    expect(viaMode.status, JSON.stringify(viaMode.body).slice(0, 400)).to.equal(200);
+    expect(viaMode.body.content).to.contain('Harbour report');
+  });
+
+  it('answers a file the browser would download with 415 UNSUPPORTED_CONTENT_TYPE, refunded, as the HTTP tiers do', async () => {
+    for (const tier of ['3', '4']) {
+      const res = await api.post('/api/v1/scrape', { url: `${site.url}/archive.zip`, formats: ['markdown'], sync_policy: 'wait_until_deadline', cost_controls: { force_tier: tier } });
+      expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(415);
+      expect(res.body.error).to.equal('UNSUPPORTED_CONTENT_TYPE');
+      expect(res.body.billing.refunded).to.equal(true);
+    }
   });
 
   it('reads a page that sends itself on by script while it is read at the document it lands on', async () => {

@@ -18,6 +18,8 @@ export function acceptedDocumentMimes(mode: string, ocr: boolean): string[] {
   if (mode === 'pdf') return [PDF_MIME, UNLABELLED];
   if (mode === 'ocr') return [...OCR_IMAGE_MIMES, UNLABELLED];
   if (mode === 'auto' || mode === '') return ocr ? [PDF_MIME, ...OCR_IMAGE_MIMES] : [PDF_MIME];
+  // mode js renders as render_js does, and the browser reads a PDF it is sent to as served.
+  if (mode === 'js') return [PDF_MIME];
   return [];
 }
 

@@ -344,5 +344,9 @@ async function navigationFailure(err: unknown, failedUrl: string, guard: GuardOp
   if (/Timeout/i.test(message)) return { code: 'TIMEOUT', message: `The page did not finish loading in time (${message})`, escalate: false };
   if (/ERR_NAME_NOT_RESOLVED|ERR_CONNECTION_REFUSED|ERR_ADDRESS_UNREACHABLE/.test(message)) return { code: 'NETWORK_ERROR', message, escalate: false };
   if (/ERR_TOO_MANY_REDIRECTS/.test(message)) return { code: 'NETWORK_ERROR', message: 'The target redirects in a loop', escalate: false };
+  // A response the browser downloads instead of showing (an archive, a binary) is no page: the HTTP tiers answer it 415 too.
+  if (/Download is starting/i.test(message)) {
+    return { code: 'UNSUPPORTED_CONTENT_TYPE', message: 'The URL answered a file the browser downloads rather than a page or a document', escalate: false };
+  }
   return { code: 'NETWORK_ERROR', message, escalate: false };
 }
