@@ -112,10 +112,17 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       return create(SubmitResponseSchema, { job: jobView(loaded, { binary: answersInBinary(ctx) }), balanceMicrocents: loaded.balanceMicrocents });
     },
 
-    async estimate(req) {
+    async estimate(req, ctx) {
       if (!req.request || !req.request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
-      const input = planInput(req.request);
-      const { plan, runnable } = estimateTiers(input);
+      // What a scrape refuses before it is admitted, an estimate refuses too; and it starts where the scrape would.
+      const { request } = await admitProxyOptions(req.request, { premium: deps.premiumProxies, guard: deps.guard });
+      if (request.extractionSchema !== undefined) validateExtractionSchema(request.extractionSchema);
+      const learnedTier = await deps.tierMemory.recall(callerOf(ctx).accountId, request.url);
+      const input = { ...planInput(request), learnedTier };
+      const estimated = estimateTiers(input);
+      const { plan } = estimated;
+      // A prompt without an LLM configured is what this service cannot run (a scrape answers 503), as a missing pool is.
+      const runnable = estimated.runnable && !(request.extractionPrompt && !deps.llmConfigured);
       return create(EstimateResponseSchema, {
         tiers: plan.tiers,
         estimatedMicrocents: BigInt(firstAttemptPrice(plan)),

@@ -104,6 +104,14 @@ describe('ScrapeService behind the control-plane interceptors', function () {
     }
   });
 
+  it('estimates a request with an extraction_prompt as not runnable where no LLM is configured, as the scrape refuses it', async () => {
+    const caller = await createTestCaller(ctx.services, 1_000);
+    const headers = { 'x-api-key': caller.key };
+    const withPrompt = scrape({ extractionPrompt: 'the harbour master' });
+    expect((await client({ llmConfigured: false }).estimate(withPrompt, { headers })).runnable).to.equal(false);
+    expect((await client({ llmConfigured: true }).estimate(withPrompt, { headers })).runnable).to.equal(true);
+  });
+
   it('answers RESULT_UNAVAILABLE (410) for a succeeded job whose stored result is gone, never a success without a result', async () => {
     const caller = await createTestCaller(ctx.services, 10_000);
     const headers = { 'x-api-key': caller.key };

@@ -85,6 +85,9 @@ describe('escalation between the fetch tiers', function () {
     const again = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/client-hints?page=2`, formats: ['markdown'] });
     expect(again.status, JSON.stringify(again.body).slice(0, 400)).to.equal(200);
     expect(steps(again.body)).to.deep.equal([['2', 'success', 1.5]]);
+    // The estimate starts where the scrape would.
+    const estimate = await api.post('/api/v1/scrape/estimate', { url: `${site.url}/tiers/client-hints?page=3` });
+    expect(estimate.body).to.include({ estimated_tier: '2', estimated_credits: 1.5 });
     const cheap = await api.post('/api/v1/scrape', { url: `${site.url}/article`, formats: ['markdown'], cost_controls: { prefer_cost: true } });
     expect(steps(cheap.body)).to.deep.equal([['1', 'success', 1]]);
     // Another account has learned nothing about the host.

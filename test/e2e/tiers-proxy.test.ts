@@ -55,6 +55,10 @@ describe('proxies, location, tier 3.5 and add-ons', function () {
       expect(res.body.error).to.equal('VALIDATION_ERROR');
       expect(res.body.message).to.contain('no premium proxy network is configured');
       expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+      // The estimate refuses it as the scrape does.
+      const estimate = await api.post('/api/v1/scrape/estimate', { url: `${site.url}/proxy/echo`, advanced: { use_proxy: true } });
+      expect(estimate.status, show(estimate)).to.equal(400);
+      expect(estimate.body.error).to.equal('VALIDATION_ERROR');
     });
 
     it('plans around tier 3.5, and answers 503 when it is forced', async () => {

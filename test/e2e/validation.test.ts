@@ -31,6 +31,7 @@ describe('request validation and the error envelope', function () {
     ['wait_condition differing from wait_until', { url: 'https://example.com', wait_until: 'domcontentloaded', advanced: { wait_condition: 'load' } }, 'advanced.wait_condition'],
     ['scroll_to_load with enable_scroll false', { url: 'https://example.com', enable_scroll: false, advanced: { render_js: true, scroll_to_load: true } }, 'advanced.scroll_to_load'],
     ['wait_for with mode html (a browser option on the HTTP tiers)', { url: 'https://example.com', mode: 'html', wait_for: '#late' }, 'wait_for'],
+    ['headers over 32 KB in all', { url: 'https://example.com', headers: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x-pad-${i}`, 'v'.repeat(2_000)])) }, 'headers'],
     ['a wait_for_timeout over 60 s', { url: 'https://example.com', wait_for: '#late', wait_for_timeout: 61 }, 'wait_for_timeout'],
     ['a wait_for_timeout without wait_for', { url: 'https://example.com', wait_for_timeout: 10 }, 'wait_for_timeout'],
     ['a wait_for that is not a CSS selector', { url: 'https://example.com', wait_for: 'div[' }, 'wait_for'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CRAWL_LIMITS, CRAWL_STATUSES } from '../../../common/crawl-config.js';
 import { CHANGE_TRACKING_LIMITS, MAX_EXTRACTION_SCHEMA_BYTES } from '../../../common/limits.js';
+import { headersBytes, MAX_CUSTOM_HEADERS_BYTES } from '../../../common/request-headers.js';
 import { CALLER_TIERS } from '../../../common/tiers.js';
 import { ScrapeResult } from '../scrape/schemas.js';
 import { CssSelector, ExtractionSchema, HttpsUrl, HttpUrl } from '../shared/fields.js';
@@ -14,7 +15,6 @@ const Patterns = z
   .meta({ description: `Path globs: \`*\` one path segment, \`**\` any number; at most ${CRAWL_LIMITS.maxPatterns}.` });
 
 /** Custom headers: SPEC 8.4 allows 32 KB in all. */
-const MAX_HEADERS_BYTES = 32 * 1024;
 const HeaderName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name');
 const HeaderValue = z.string().refine((v) => !/[\r\n\0]/.test(v), 'header values must not hold line breaks');
 
@@ -117,7 +117,7 @@ export const CrawlRequest = z
     force_refresh: z.boolean().default(false).meta({ description: 'Fetches every page even when the cache holds it.' }),
     headers: z
       .record(HeaderName, HeaderValue)
-      .refine((h) => JSON.stringify(h).length <= MAX_HEADERS_BYTES, 'headers are at most 32 KB in all')
+      .refine((h) => headersBytes(h) <= MAX_CUSTOM_HEADERS_BYTES, `headers are at most ${MAX_CUSTOM_HEADERS_BYTES / 1024} KB in all`)
       .nullable()
       .default(null)
       .meta({ description: 'Sent with every page request; Host, Connection, Content-Length, Transfer-Encoding and Accept-Encoding are the client\'s own.' }),

@@ -1,4 +1,4 @@
-import { HEADER_NAME, HEADER_VALUE, REFUSED_CALLER_HEADERS } from '../../../common/request-headers.js';
+import { HEADER_NAME, HEADER_VALUE, headersBytes, MAX_CUSTOM_HEADERS_BYTES, REFUSED_CALLER_HEADERS } from '../../../common/request-headers.js';
 import { parse as parseSelector } from 'css-what';
 import { z } from 'zod';
 import { TrawlError } from '../../../common/errors.js';
@@ -113,10 +113,13 @@ export const RequestHeaders = z
   .record(z.string().regex(HEADER_NAME, 'header names are HTTP tokens'), z.string().regex(HEADER_VALUE, 'header values are one line of printable characters'))
   .superRefine((map, ctx) => {
     if (Object.keys(map).length > MAX_REQUEST_HEADERS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_REQUEST_HEADERS} headers` });
+    if (headersBytes(map) > MAX_CUSTOM_HEADERS_BYTES) ctx.addIssue({ code: 'custom', message: `headers are at most ${MAX_CUSTOM_HEADERS_BYTES / 1024} KB in all` });
     for (const name of Object.keys(map)) {
       if (REFUSED_CALLER_HEADERS.has(name.toLowerCase())) {
         ctx.addIssue({ code: 'custom', path: [name], message: `${name} is set by the service (hop-by-hop, framing or proxy header; cookies go in advanced.cookies)` });
       }
     }
   })
-  .meta({ description: `Request headers sent to the target by every tier (at most ${MAX_REQUEST_HEADERS}); hop-by-hop, framing, proxy and cookie headers are refused.` });
+  .meta({
+    description: `Request headers sent to the target by every tier (at most ${MAX_REQUEST_HEADERS}, ${MAX_CUSTOM_HEADERS_BYTES / 1024} KB in all); hop-by-hop, framing, proxy and cookie headers are refused.`,
+  });
