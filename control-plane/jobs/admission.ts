@@ -4,7 +4,7 @@ import { toCredits } from '../../common/pricing.js';
 import type { Caller } from '../accounts/caller.js';
 import { jobReference } from '../billing/ledger.js';
 import { SUBSCRIPTION_INACTIVE_MESSAGE, subscriptionInactive } from '../billing/subscription.js';
-import { insertJobWithReservation, type AttemptRow, type Db, type JobForTask, type JobRequestFields } from './job-store.js';
+import { insertJobWithReservation, recordRejectionDetails, type AttemptRow, type Db, type JobForTask, type JobRequestFields } from './job-store.js';
 
 export interface AdmittedJob {
   job: JobForTask;
@@ -69,13 +69,11 @@ export async function admitJob(
   });
   if (outcome.subscriptionInactive) throw subscriptionInactive({ job_id: jobId });
   if (!outcome.admitted) {
-    throw new TrawlError('INSUFFICIENT_CREDITS', REJECTION_MESSAGE, {
-      // The least the job can run with: its first tier.
-      required_credits: toCredits(steps[0]!),
-      available_credits: toCredits(outcome.balanceMicrocents),
-      estimated_tier: spec.estimatedTier,
-      job_id: jobId,
-    });
+    // The least the job can run with: its first tier.
+    const details = { required_credits: toCredits(steps[0]!), available_credits: toCredits(outcome.balanceMicrocents), estimated_tier: spec.estimatedTier };
+    // Polling the rejected job shows them too; the answer goes out even if they could not be recorded.
+    await recordRejectionDetails(db, jobId, details).catch(() => undefined);
+    throw new TrawlError('INSUFFICIENT_CREDITS', REJECTION_MESSAGE, { ...details, job_id: jobId });
   }
   return {
     job: { id: jobId, account_id: caller.accountId, kind: spec.kind, request: spec.request, deadline_at: spec.deadline, input_key: spec.inputKey ?? null },

@@ -133,6 +133,11 @@ export async function insertJobWithReservation(
   return { admitted: false, balanceMicrocents: Number(row.before ?? 0), subscriptionInactive: row.subscription_inactive };
 }
 
+/** The details of a rejected job's error, as its immediate answer carried them, for whoever polls it later. */
+export async function recordRejectionDetails(db: Db, jobId: string, details: Record<string, unknown>): Promise<void> {
+  await run(db, 'record-rejection-details', `UPDATE jobs SET error_details = $2::jsonb WHERE id = $1::uuid AND status = 'rejected'`, [jobId, details]);
+}
+
 /**
  * Records a job answered from the response cache: succeeded at once, with
  * no attempt, nothing reserved and nothing charged (a cache hit is free,

@@ -33,6 +33,8 @@ describe('credits: reservation, settlement and rejection', function () {
     const job = await api.get(`/api/v1/jobs/${res.body.details.job_id}`);
     expect(job.status).to.equal(200);
     expect(job.body.status).to.equal('rejected');
+    expect(job.body.error).to.deep.include({ code: 'INSUFFICIENT_CREDITS' });
+    expect(job.body.error.details).to.include({ required_credits: 1, available_credits: 0, estimated_tier: '1' });
     expect(await ledger(stack, res.body.details.job_id)).to.deep.equal([]);
     expect(await balanceOf(stack.pool, accountId)).to.equal(0);
   });
