@@ -5,7 +5,8 @@ import { defineRoute, type AnyRoute, type Deprecation } from '../../http/route.j
 import { parseOrRefuse } from '../../http/validation-error.js';
 import { LegacyJsRequest, LegacyLightRequest, LegacyOcrRequest, LegacyPdfRequest } from './legacy-schemas.js';
 import { runScrape } from './run-scrape.js';
-import { SCRAPE_ERRORS } from './routes.js';
+import { DISPATCH_LIMIT_HEADERS } from '../../../common/rate-limit-headers.js';
+import { SCRAPE_ERRORS, SCRAPE_RESULT_HEADERS } from './routes.js';
 import { ScrapeAccepted, ScrapeError, ScrapeRequest, ScrapeResult } from './schemas.js';
 
 /** When the deprecated per-mode routes go away (at least 90 days after this release, SPEC 9.2). */
@@ -92,8 +93,8 @@ export function legacyScrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRou
       deprecation: DEPRECATION,
       request: { body: legacy.schema },
       responses: {
-        200: { description: 'The scrape result plus published_at, author and warnings', schema: LegacyScrapeResult },
-        202: { description: 'Accepted; poll poll_url', schema: ScrapeAccepted },
+        200: { description: 'The scrape result plus published_at, author and warnings', schema: LegacyScrapeResult, headers: SCRAPE_RESULT_HEADERS },
+        202: { description: 'Accepted; poll poll_url', schema: ScrapeAccepted, headers: DISPATCH_LIMIT_HEADERS },
       },
       errors: { ...SCRAPE_ERRORS, 503: `${SCRAPE_ERRORS[503]}; SERVICE_UNAVAILABLE also when the mode needs a pool this deployment does not run` },
       errorSchema: LegacyScrapeError,

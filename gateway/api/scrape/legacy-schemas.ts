@@ -11,7 +11,7 @@ const legacyCommon = {
 /** The fields of the old page-fetching routes (js and light). */
 const legacyPageFetch = {
   ...legacyCommon,
-  method: z.literal('GET').default('GET'),
+  method: z.literal('GET').default('GET').meta({ description: 'GET only: these routes fetch pages. Another method, with a body, goes through POST /api/v1/scrape.' }),
   headers: RequestHeaders.optional(),
   follow_redirects: z.boolean().default(true),
   include_raw_html: z.boolean().default(false),

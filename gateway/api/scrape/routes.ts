@@ -14,7 +14,7 @@ import { toProto } from './to-proto.js';
 export const SCRAPE_ERRORS: Record<number, string> = {
   400: 'EXCEEDS_COST_LIMIT, URL_NOT_ALLOWED, SESSION_DOMAIN_MISMATCH (advanced.session_id is for another site) or SESSION_COOKIES_CONFLICT',
   401: 'REQUIRES_AUTH: the target answered 401 or a sign-in form stood in for the page (login wall; refunded)',
-  402: `INSUFFICIENT_CREDITS (details: required_credits, available_credits, estimated_tier, job_id), PAYWALL_DETECTED (the target answered 402 or a subscription wall held back the content; refunded) or ${KEY_BUDGET_ERROR}`,
+  402: `INSUFFICIENT_CREDITS (details: required_credits, available_credits, estimated_tier, job_id), SUBSCRIPTION_INACTIVE (the account's subscription is past due or cancelled; cached answers too), PAYWALL_DETECTED (the target answered 402 or a subscription wall held back the content; refunded) or ${KEY_BUDGET_ERROR}`,
   403: 'BLOCKED_BY_ANTIBOT, or CHALLENGE_DETECTED (a bot challenge on every tier, or a captcha tier 5 could not pass; refunded)',
   404: "SESSION_NOT_FOUND (advanced.session_id unknown, or another account's)",
   410: "SESSION_INACTIVE (the stored session was deleted) or SESSION_EXPIRED (the stored session's cookies expired)",
@@ -25,6 +25,9 @@ export const SCRAPE_ERRORS: Record<number, string> = {
   503: 'NETWORK_ERROR or TARGET_UNAVAILABLE (refunded), or SERVICE_UNAVAILABLE',
   504: 'TIMEOUT (refunded)',
 };
+
+/** Headers of a scrape's answers, the deprecated routes' included: what it cost, and the account's dispatch limits. */
+export const SCRAPE_RESULT_HEADERS = { ...CREDIT_HEADERS, ...DISPATCH_LIMIT_HEADERS };
 
 export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
   return [
@@ -42,7 +45,7 @@ export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       bodyLimitBytes: SCRAPE_REQUEST_LIMIT_BYTES,
       request: { body: ScrapeRequest },
       responses: {
-        200: { description: 'The scrape result', schema: ScrapeResult, headers: { ...CREDIT_HEADERS, ...DISPATCH_LIMIT_HEADERS } },
+        200: { description: 'The scrape result', schema: ScrapeResult, headers: SCRAPE_RESULT_HEADERS },
         202: { description: 'Accepted; poll poll_url', schema: ScrapeAccepted, headers: DISPATCH_LIMIT_HEADERS },
       },
       errors: SCRAPE_ERRORS,
@@ -62,7 +65,7 @@ export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
       bodyLimitBytes: SCRAPE_REQUEST_LIMIT_BYTES,
       request: { body: ScrapeRequest },
       responses: { 200: { description: 'The estimate', schema: EstimateResult } },
-      errors: { 400: 'EXCEEDS_COST_LIMIT' },
+      errors: { 400: 'EXCEEDS_COST_LIMIT, or what a scrape refuses before it runs (use_proxy without a premium network); URL_NOT_ALLOWED for a private own proxy' },
       handler: async ({ ctx, body }) => {
         const res = await deps.controlPlane.scrape.estimate({ request: toProto(body) }, callOptions(ctx, 10_000));
         ctx.body = {
