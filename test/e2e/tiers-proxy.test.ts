@@ -3,6 +3,7 @@ import { ECHO_TEXT, PROXY_ROUTES } from '../fixtures/proxy-pages.js';
 import { startSiteServer, type SiteServer } from '../fixtures/site-server.js';
 import { GUARDED_TEXT, startTrapServer, TIER_ROUTES, type TrapServer } from '../fixtures/tier-pages.js';
 import { apiClient, balanceOf } from '../support/api.js';
+import { closedPort } from '../support/closed-port.js';
 import { startConnectProxy, type ConnectProxy } from '../support/connect-proxy.js';
 import { restartRoles } from '../support/restart-roles.js';
 import { startSocks5Proxy } from '../support/socks5-proxy.js';
@@ -121,6 +122,15 @@ describe('proxies, location, tier 3.5 and add-ons', function () {
       expect(own.refusedAuth).to.be.greaterThan(0);
       expect(own.tunnels).to.deep.equal([]);
       expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
+    });
+
+    it('names the proxy, not the target, when the proxy cannot be reached', async () => {
+      const port = await closedPort();
+      const res = await scrape({ cost_controls: { force_tier: '1' }, advanced: { use_own_proxy: true, proxy_url: `http://u:gone-pw@127.0.0.1:${port}` } });
+      expect(res.status, show(res)).to.equal(503);
+      expect(res.body.error).to.equal('NETWORK_ERROR');
+      expect(res.body.message, show(res)).to.equal(`The proxy http://127.0.0.1:${port} could not be reached (ECONNREFUSED)`);
+      expect(res.body.billing.refunded).to.equal(true);
     });
 
     it('refuses a proxy at a private address with URL_NOT_ALLOWED before charging, without echoing its credentials', async () => {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import tls from 'node:tls';
 import { describeProxy, type ProxyEndpoint } from '../../common/proxy-url.js';
+import { isUrlNotAllowedError } from '../../common/ssrf-guard.js';
 
 /**
  * A tunnel to host:port through an upstream proxy (advanced.use_proxy,
@@ -134,6 +135,12 @@ function httpConnect(socket: net.Socket, proxy: ProxyEndpoint, host: string, por
   });
 }
 
+/** A socket error's code (ECONNREFUSED, ETIMEDOUT ...), or its message. */
+function socketFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code ?? (err instanceof Error ? err.message : String(err));
+}
+
 /**
  * Opens the tunnel; the socket comes back paused (piping it, or resume(),
  * starts the flow), so no byte is lost before its reader is attached.
@@ -148,12 +155,19 @@ export async function openUpstreamTunnel(
   const raw = connect(proxy.host, proxy.port);
   const timer = setTimeout(() => raw.destroy(new ProxyTunnelError(proxy, `did not open a tunnel within ${TUNNEL_TIMEOUT_MS / 1000} s`)), TUNNEL_TIMEOUT_MS);
   try {
-    await whenConnected(raw, 'connect');
+    await whenConnected(raw, 'connect').catch((err: unknown) => {
+      throw isUrlNotAllowedError(err) || err instanceof ProxyTunnelError ? err : new ProxyTunnelError(proxy, `could not be reached (${socketFailure(err)})`);
+    });
     if (proxy.protocol === 'socks5') {
       await socksHandshake(raw, proxy, target.host, target.port);
       return raw;
     }
-    const toProxy = proxy.protocol === 'https' ? await whenConnected(tls.connect({ socket: raw, servername: net.isIP(proxy.host) ? undefined : proxy.host }), 'secureConnect') : raw;
+    const toProxy =
+      proxy.protocol === 'https'
+        ? await whenConnected(tls.connect({ socket: raw, servername: net.isIP(proxy.host) ? undefined : proxy.host }), 'secureConnect').catch((err: unknown) => {
+            throw err instanceof ProxyTunnelError ? err : new ProxyTunnelError(proxy, `failed the TLS handshake (${socketFailure(err)})`);
+          })
+        : raw;
     return await httpConnect(toProxy, proxy, target.host, target.port);
   } catch (err) {
     raw.destroy();
