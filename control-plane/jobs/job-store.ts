@@ -251,13 +251,15 @@ export interface JobRecord {
   balance_microcents: string;
   /** The request as recorded (its add-ons are shown in billing). */
   request: JsonObject | null;
+  /** Where a large body or extract content waits for the worker, if it does. */
+  input_key: string | null;
 }
 
 /** The jobs columns of a JobRecord. */
 const JOB_RECORD_FIELDS = [
   'id', 'account_id', 'status', 'url', 'mode', 'formats', 'sync', 'current_tier', 'attempts', 'reserved_microcents',
   'charged_microcents', 'refunded_microcents', 'result_key', 'error_code', 'error_message', 'error_http_status',
-  'error_details', 'created_at', 'started_at', 'completed_at', 'request',
+  'error_details', 'created_at', 'started_at', 'completed_at', 'request', 'input_key',
 ];
 const JOB_RECORD_COLUMNS = JOB_RECORD_FIELDS.map((f) => `j.${f}`).join(', ');
 

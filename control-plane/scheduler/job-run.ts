@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { PARKED_INPUT_GRACE_SECONDS } from '../../common/limits.js';
 import type { Logger } from '../../common/logger.js';
 import type { AdmittedJob } from '../jobs/admission.js';
+import type { JobRecord } from '../jobs/job-store.js';
 import type { EndedJob, JobSignal, JobSignals } from '../jobs/job-signals.js';
 import type { Dispatcher } from './dispatcher.js';
 
@@ -29,6 +30,12 @@ export async function admitWithInput(redis: Redis, inputs: readonly ParkedInput[
     if (inputs.length > 0) await redis.del(...inputs.map((i) => i.key));
     throw err;
   }
+}
+
+/** Whether a job parked input for its workers: a large body or extract content, a stored session's cookies, the caller's proxy. */
+export function parkedInput(record: Pick<JobRecord, 'input_key' | 'request'>): boolean {
+  const advanced = record.request?.['advanced'] as Record<string, unknown> | undefined;
+  return record.input_key !== null || typeof advanced?.['session_id'] === 'string' || advanced?.['use_own_proxy'] === true;
 }
 
 export interface JobWait {

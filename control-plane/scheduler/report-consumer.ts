@@ -10,6 +10,7 @@ import { createStartRecorder } from '../jobs/lifecycle.js';
 import { createWriteBatcher } from '../jobs/write-batcher.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { TierMemory } from '../scrape/tier-memory.js';
+import { parkedInput } from './job-run.js';
 import { applyAttemptReport } from './report-handler.js';
 
 export interface ReportConsumerDeps {
@@ -62,7 +63,7 @@ export async function startReportConsumer(deps: ReportConsumerDeps): Promise<{ s
         const settledWith = storedResult && signal.kind === 'ended' && signal.record?.result_key === report.resultKey;
         deps.signals.announce(jobId, settledWith ? { ...signal, storedResult } : signal);
         // A failed drop leaves the input to expire shortly after the job's deadline.
-        if (signal.kind === 'ended') deps.dropParkedInput(jobId).catch((err: unknown) => deps.log.warn({ err, jobId }, 'dropping parked input failed'));
+        if (signal.kind === 'ended' && (!signal.record || parkedInput(signal.record))) deps.dropParkedInput(jobId).catch((err: unknown) => deps.log.warn({ err, jobId }, 'dropping parked input failed'));
       }
       // A lost ack only means the report comes again, and is applied as a no-op.
       acks.add(msg).catch((err: unknown) => deps.log.warn({ err }, 'acking an attempt report failed'));

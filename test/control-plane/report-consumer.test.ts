@@ -65,7 +65,8 @@ describe('the report consumer', function () {
 
   it('drops what the job parked for its workers (a session\'s cookies, the caller\'s proxy) once it ends', async () => {
     const caller = await createTestCaller(services, 1_000_000);
-    const admitted = await admitTestJob(services, caller);
+    const advanced = { session_id: '33333333-3333-4333-8333-333333333333', use_own_proxy: true };
+    const admitted = await admitTestJob(services, caller, { request: { url: 'https://example.com/', mode: 'auto', formats: ['markdown'], timeout: 30, advanced } });
     const parked = [services.keys.sessionCookies(admitted.job.id), services.keys.ownProxy(admitted.job.id)];
     for (const key of parked) await services.redis.set(key, 'secret', 'EX', 600);
     const waiter = signals.watch(admitted.job.id);

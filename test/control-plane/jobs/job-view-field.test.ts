@@ -33,6 +33,7 @@ function record(overrides: Partial<JobRecord> = {}): JobRecord {
     ],
     balance_microcents: '123456',
     request: { url: 'https://news.example/story', formats: ['markdown', 'text'] },
+    input_key: null,
     ...overrides,
   };
 }
