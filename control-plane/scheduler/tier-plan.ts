@@ -93,6 +93,14 @@ export function planTiers(input: TierPlanInput): TierPlan {
     );
   }
 
+  if (cc.preferSpeed && cc.preferCost) {
+    throw conflict(
+      'cost_controls.prefer_speed and prefer_cost pull opposite ways; send one',
+      { field: 'cost_controls.prefer_speed', message: `starts at tier ${SLOW_TIER}` },
+      { field: 'cost_controls.prefer_cost', message: 'starts at the cheapest tier' },
+    );
+  }
+
   if (DOCUMENT_MODES.has(input.mode) || input.ocr) return documentPlan(input);
 
   const httpOnly = httpOnlyLimit(input);
@@ -105,18 +113,20 @@ export function planTiers(input: TierPlanInput): TierPlan {
     if (httpOnly && rank(cc.forceTier) > rank(HTTP_MAX_TIER)) throw conflict(`${httpOnly.field} keeps the request on the HTTP tiers, below cost_controls.force_tier ${cc.forceTier}`, httpOnly, forced);
     candidates = [cc.forceTier];
   } else if (browser) {
-    if (rank(maxTier) < rank(BROWSER_TIER)) {
-      throw conflict(`${browser.field} needs the browser tier 4, above cost_controls.max_tier ${maxTier}`, { field: browser.field, message: 'needs tier 4 (the browser)' }, {
+    if (rank(maxTier) < rank(SLOW_TIER)) {
+      throw conflict(`${browser.field} needs a browser tier (${SLOW_TIER} and up), above cost_controls.max_tier ${maxTier}`, browser, {
         field: 'cost_controls.max_tier',
-        message: `tier ${maxTier} is below 4`,
+        message: `tier ${maxTier} is below ${SLOW_TIER}`,
       });
     }
-    candidates = [BROWSER_TIER];
+    // The browser tier, or under a lower max_tier the highest browser tier it allows (stealth renders too).
+    const allowed = TIER_ORDER.filter((t) => rank(t) >= rank(SLOW_TIER) && rank(t) <= rank(maxTier) && (t !== PREMIUM_PROXY_TIER || input.availableTiers.includes(t)));
+    candidates = rank(maxTier) >= rank(BROWSER_TIER) ? [BROWSER_TIER] : allowed.slice(-1);
   } else {
     const ceiling = httpOnly ? Math.min(rank(maxTier), rank(HTTP_MAX_TIER)) : rank(maxTier);
     // Tier 3.5 joins escalation only where it runs: dropped below with the other tiers not deployed.
     candidates = TIER_ORDER.filter((t) => rank(t) <= ceiling && (t !== PREMIUM_PROXY_TIER || input.availableTiers.includes(t)));
-    if (cc.preferSpeed && !cc.preferCost) {
+    if (cc.preferSpeed) {
       candidates = candidates.filter((t) => rank(t) >= rank(SLOW_TIER));
       if (candidates.length === 0) {
         const limit = httpOnly?.field ?? 'cost_controls.max_tier';
@@ -160,7 +170,7 @@ export function planTiers(input: TierPlanInput): TierPlan {
 
 /**
  * Tier 5 ends a plan that escalates up to the browser, when it is deployed
- * and max_credits allows its price. The caller never names it (SPEC 2.1):
+ * and max_credits allows its price with the request's add-ons. The caller never names it (SPEC 2.1):
  * max_tier 4 leaves it on; a lower max_tier, force_tier, fail_fast and
  * whatever keeps the request on the HTTP tiers (`httpOnly`) leave it
  * off. It runs only after an attempt met a captcha (nextTier).
@@ -169,7 +179,8 @@ function plansCaptchaTier(input: TierPlanInput, maxTier: string, httpOnly: boole
   const { costControls: cc } = input;
   if (cc.forceTier !== undefined || cc.failFast || httpOnly || rank(maxTier) < rank(BROWSER_TIER)) return false;
   if (!input.availableTiers.includes(CAPTCHA_TIER)) return false;
-  return cc.maxCredits === undefined || tierPrice(CAPTCHA_TIER) <= toMicrocents(cc.maxCredits);
+  // Its attempt is charged with the request's add-ons, as every tier's is.
+  return cc.maxCredits === undefined || tierPrice(CAPTCHA_TIER) + addOnsPrice(input.addOns ?? []) <= toMicrocents(cc.maxCredits);
 }
 
 /**

@@ -57,6 +57,18 @@ describe('tier planning', () => {
     expect(planTiers({ mode: 'auto', renderJs: true, costControls: {}, availableTiers: ALL }).tiers).to.deep.equal(['4']);
     expect(planTiers({ mode: 'js', renderJs: false, costControls: {}, availableTiers: ALL }).tiers).to.deep.equal(['4']);
     expect(planTiers({ mode: 'auto', renderJs: false, costControls: {}, availableTiers: ALL, browserOption: 'wait_for' }).tiers).to.deep.equal(['4']);
+    // Under a max_tier of 3 or 3.5, the highest browser tier it allows renders (as force_tier 3 does); below 3 nothing can.
+    expect(planTiers({ mode: 'auto', renderJs: true, costControls: { maxTier: '3' }, availableTiers: ALL }).tiers).to.deep.equal(['3']);
+    expect(planTiers({ mode: 'js', renderJs: false, costControls: { maxTier: '3.5' }, availableTiers: [...ALL, '3.5'] }).tiers).to.deep.equal(['3.5']);
+    expect(planTiers({ mode: 'js', renderJs: false, costControls: { maxTier: '3.5' }, availableTiers: ALL }).tiers).to.deep.equal(['3']);
+    const low = planError(() => planTiers({ mode: 'auto', renderJs: true, costControls: { maxTier: '2' }, availableTiers: ALL }));
+    expect(low.message).to.contain('needs a browser tier (3 and up)');
+  });
+
+  it('refuses prefer_speed with prefer_cost', () => {
+    const err = planError(() => planTiers({ mode: 'auto', renderJs: false, costControls: { preferSpeed: true, preferCost: true }, availableTiers: ALL }));
+    expect(err.code).to.equal('VALIDATION_ERROR');
+    expect((err.details!['fields'] as Array<{ field: string }>).map((f) => f.field)).to.deep.equal(['cost_controls.prefer_speed', 'cost_controls.prefer_cost']);
   });
 
   it('honours force_tier, including 3.5, and refuses it above max_tier', () => {
@@ -237,6 +249,9 @@ describe('tier planning', () => {
       }
       expect(plan({ mode: 'html' }).tiers).to.deep.equal(['1', '2']);
       expect(plan({ costControls: { maxCredits: 100 } }).tiers).to.include('5');
+      // Its attempt carries the add-ons too: a screenshot makes it 101 credits.
+      expect(plan({ renderJs: true, addOns: ['screenshot'], costControls: { maxCredits: 100 } }).tiers).to.deep.equal(['4']);
+      expect(plan({ renderJs: true, addOns: ['screenshot'], costControls: { maxCredits: 101 } }).tiers).to.deep.equal(['4', '5']);
     });
 
     it('is entered only from an attempt that met a captcha, straight from any tier', () => {
