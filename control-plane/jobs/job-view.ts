@@ -3,8 +3,8 @@ import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { Redis } from 'ioredis';
 import { TrawlError } from '../../common/errors.js';
 import { ADD_ON_PRICES, tierPrice, toCredits } from '../../common/pricing.js';
-import { requestAddOns } from './request-add-ons.js';
-import { BROWSER_TIER } from '../../common/tiers.js';
+import { requestAddOns, requestAddOnsPrice } from './request-add-ons.js';
+import { BROWSER_TIER, CAPTCHA_TIER } from '../../common/tiers.js';
 import { BillingSchema, EscalationSchema } from '../../proto/gen/trawl/v1/billing_pb.js';
 import { JobErrorSchema, JobSchema, ScrapeResultSchema, type Job, type ScrapeResult } from '../../proto/gen/trawl/v1/scrape_pb.js';
 import type { EndedJob } from './job-signals.js';
@@ -111,11 +111,13 @@ export function jobView(loaded: LoadedJob, opts: { binary: boolean }): Job {
         durationMs: BigInt(a.duration_ms ?? 0),
       }),
     ),
-    // What a browser-only scraper would have charged, less what this job cost.
-    savings: row.status === 'succeeded' ? toCredits(Math.max(0, tierPrice(BROWSER_TIER) - charged)) : 0,
-    optimizationSuggestion: escalated
-      ? `This site needed tier ${row.current_tier}; send cost_controls.force_tier "${row.current_tier}" to skip the attempts that failed.`
-      : undefined,
+    // What a browser-only scraper would have charged for the same request (its add-ons too), less what this job cost.
+    savings: row.status === 'succeeded' ? toCredits(Math.max(0, tierPrice(BROWSER_TIER) + requestAddOnsPrice(row.request) - charged)) : 0,
+    // Tier 5 cannot be forced (escalation reaches it from the attempt that met the captcha): nothing to suggest.
+    optimizationSuggestion:
+      escalated && row.current_tier !== CAPTCHA_TIER
+        ? `This site needed tier ${row.current_tier}; send cost_controls.force_tier "${row.current_tier}" to skip the attempts that failed.`
+        : undefined,
     refunded: row.status === 'failed',
     reason: row.status === 'failed' ? (row.error_code ?? undefined) : undefined,
     reservedMicrocents: BigInt(row.reserved_microcents),

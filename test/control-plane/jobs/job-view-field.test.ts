@@ -95,3 +95,29 @@ describe('a job answered in wire form (jobViewField)', () => {
     expect(viaField({ record: open, storedResult, balanceMicrocents: 0n }).job).to.deep.include({ status: 'succeeded', url: 'https://news.example/next' });
   });
 });
+
+describe("a job's billing: savings and the suggestion", () => {
+  const billingOf = (over: Partial<JobRecord>) => jobView({ record: record(over), storedResult, balanceMicrocents: 0n }, { binary: false }).billing!;
+
+  it('counts savings against the browser tier with the same add-ons, and suggests the tier that worked', () => {
+    // Tier 2 after tier 1, 2.5 credits: 20 on the browser tier.
+    expect(billingOf({}).savings).to.equal(17.5);
+    expect(billingOf({}).optimizationSuggestion).to.contain('force_tier "2"');
+    // A screenshot costs its credit on the browser tier too: it saves nothing.
+    const withScreenshot = billingOf({ charged_microcents: '2200', current_tier: '3', request: { advanced: { render_js: true, screenshot: true } } });
+    expect(withScreenshot.savings).to.equal(10);
+  });
+
+  it('suggests nothing after the captcha tier, which cannot be forced', () => {
+    const solved = billingOf({
+      current_tier: '5',
+      charged_microcents: '20000',
+      attempt_list: [
+        { tier: '1', status: 'failed', result: 'challenge_detected', credits_microcents: 0, duration_ms: 40 },
+        { tier: '5', status: 'succeeded', result: 'success', credits_microcents: 20000, duration_ms: 9000 },
+      ],
+    });
+    expect(solved.optimizationSuggestion).to.equal(undefined);
+    expect(solved.savings).to.equal(0);
+  });
+});
