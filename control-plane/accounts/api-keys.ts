@@ -2,8 +2,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { applyLedgerEntry, withTransaction } from '../billing/ledger.js';
 import { openText, sealText } from '../secret-box.js';
+import { isWellFormedApiKey } from '../../common/api-key-format.js';
 
-const KEY_PATTERN = /^sk_(live|test)_[A-Za-z0-9]{32}$/;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const PREFIX_LENGTH = 12;
 
@@ -35,10 +35,6 @@ export function generateApiKey(environment: 'live' | 'test'): string {
     }
   }
   return `sk_${environment}_${body}`;
-}
-
-export function isWellFormedApiKey(key: string): boolean {
-  return KEY_PATTERN.test(key);
 }
 
 /** The part of a key shown in listings (`sk_live_AbCd`). */

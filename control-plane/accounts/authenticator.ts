@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { TrawlError } from '../../common/errors.js';
+import { INVALID_API_KEY_MESSAGE } from '../../common/api-key-format.js';
 import { digestApiKey, findApiKey, type AuthenticatedKey } from './api-keys.js';
 
 export interface Authenticator {
@@ -56,7 +57,7 @@ export function createAuthenticator(pool: pg.Pool, opts: { cacheMs: number; now?
           if (value) digestsByKeyId.set(value.keyId, digest);
         }
       }
-      if (!value) throw new TrawlError('INVALID_API_KEY', 'The API key is invalid, malformed or revoked');
+      if (!value) throw new TrawlError('INVALID_API_KEY', INVALID_API_KEY_MESSAGE);
       touch(value.keyId);
       return value;
     },

@@ -75,6 +75,8 @@ export function requestContext(log: Logger, clientIp: (req: IncomingMessage) => 
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new TrawlError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
       }
+      // A 503 a route answered itself (a scrape's NETWORK_ERROR or TARGET_UNAVAILABLE) says when to come back, as every 503 does.
+      if (ctx.status === 503 && !ctx.response.get('Retry-After')) setRetryAfter(ctx);
     } catch (raw) {
       const err = toTrawlError(raw, log, requestId);
       const state = ctx.state.trawl;
@@ -84,7 +86,7 @@ export function requestContext(log: Logger, clientIp: (req: IncomingMessage) => 
       if (err.code === 'RATE_LIMIT_EXCEEDED' && err.details?.['retry_after_seconds'] !== undefined) {
         ctx.set('Retry-After', String(err.details['retry_after_seconds']));
       }
-      if (err.code === 'SERVICE_UNAVAILABLE') setRetryAfter(ctx);
+      if (err.httpStatus === 503) setRetryAfter(ctx);
       // A body the answer left unread: dropped as it arrives (the client still sending gets the answer), or the connection closed.
       if (!drainable(ctx.req, err.code)) ctx.set('Connection', 'close');
       else if (!ctx.req.complete) ctx.req.resume();

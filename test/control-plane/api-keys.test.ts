@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { isWellFormedApiKey } from '../../common/api-key-format.js';
 import { randomBytes } from 'node:crypto';
 import {
   createAccount,
@@ -7,7 +8,6 @@ import {
   digestApiKey,
   findApiKey,
   generateApiKey,
-  isWellFormedApiKey,
 } from '../../control-plane/accounts/api-keys.js';
 import { getControlPlaneServices, type ControlPlaneServices } from './support/database.js';
 

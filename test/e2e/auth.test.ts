@@ -34,6 +34,12 @@ describe('API key authentication', function () {
     });
   }
 
+  it('answers a malformed key with 401 before it looks at the body', async () => {
+    const res = await apiClient(stack.baseUrl, 'sk_live_bogus').post('/api/v1/scrape', {});
+    expect(res.status).to.equal(401);
+    expect(res.body.error).to.equal('INVALID_API_KEY');
+  });
+
   it('answers a revoked key with 401 INVALID_API_KEY', async () => {
     const { key } = await createTestAccount(stack, 1_000);
     await stack.pool.query('UPDATE api_keys SET revoked_at = now() WHERE key_prefix = $1', [key.slice(0, 12)]);

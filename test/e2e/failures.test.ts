@@ -42,6 +42,8 @@ describe('target failures are classified, answered and refunded', function () {
       expect(res.body.billing).to.include({ refunded: true, total_credits: 0, reason: code });
       expect(res.body.job_id).to.be.a('string');
       expect(res.headers.get('x-service-credits')).to.equal('0');
+      // Every 503 says when to come back.
+      if (status === 503) expect(res.headers.get('retry-after'), 'Retry-After').to.match(/^\d+$/);
       expect(await balanceOf(stack.pool, account.accountId)).to.equal(before);
       const job = await apiClient(stack.baseUrl, account.key).get(`/api/v1/jobs/${res.body.job_id}`);
       expect(job.body.status).to.equal('failed');

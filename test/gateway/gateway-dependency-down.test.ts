@@ -23,7 +23,7 @@ describe('gateway with its control plane unreachable', function () {
   });
 
   it('answers an API call 503 in the error envelope with Retry-After, never 500', async () => {
-    const res = await fetch(`${baseUrl}/api/v1/jobs/7d4bd7b2-2a43-4d3e-8f53-1c1b8f2f5f00`, { headers: { 'X-API-Key': 'sk_test_anything' } });
+    const res = await fetch(`${baseUrl}/api/v1/jobs/7d4bd7b2-2a43-4d3e-8f53-1c1b8f2f5f00`, { headers: { 'X-API-Key': 'sk_test_AnythingAnythingAnythingAnything' } });
     const body = (await res.json()) as { error: string; request_id: string };
     expect(res.status).to.equal(503);
     expect(res.headers.get('retry-after')).to.equal(String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));

@@ -7,7 +7,7 @@ describe('gateway route dispatch', function () {
   this.timeout(30_000);
   let gateway: Awaited<ReturnType<typeof gatewayWithoutControlPlane>>;
   let baseUrl: string;
-  const key = { 'X-API-Key': 'sk_test_anything' };
+  const key = { 'X-API-Key': 'sk_test_AnythingAnythingAnythingAnything' };
   const jobId = '7d4bd7b2-2a43-4d3e-8f53-1c1b8f2f5f00';
 
   before(async () => {
