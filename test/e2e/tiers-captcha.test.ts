@@ -76,6 +76,16 @@ describe('the captcha tier and walls in front of content', function () {
     ]);
   });
 
+  it('reads a page its callback fills in place after the solve, though the captcha came with a 403', async () => {
+    const res = await scrape({ url: `${site.url}/captcha/turnstile-inline?status=403`, formats: ['text'] });
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).to.equal(200);
+    expect(res.body.content).to.contain(CAPTCHA_TEXT);
+    expect(steps(res.body)).to.deep.equal([
+      ['1', 'challenge_detected', 0],
+      ['5', 'success', 100],
+    ]);
+  });
+
   for (const status of [429, 503]) {
     it(`sends a captcha served with ${status} to tier 5 too, charging tier 5 only`, async () => {
       const before = await balanceOf(stack.pool, accountId);

@@ -78,7 +78,7 @@ export function createCaptchaStep(solver: SolverConfig): NonNullable<PageLoaderD
     if (!widget) return null;
     const name = CAPTCHA_NAMES[widget.kind];
     if (!solver.baseUrl) {
-      return { code: 'CHALLENGE_DETECTED', message: `The page is held behind a ${name} captcha and this service has no captcha solver`, escalate: false };
+      return { kind: 'failed', failure: { code: 'CHALLENGE_DETECTED', message: `The page is held behind a ${name} captcha and this service has no captcha solver`, escalate: false } };
     }
     let token: string;
     try {
@@ -86,7 +86,7 @@ export function createCaptchaStep(solver: SolverConfig): NonNullable<PageLoaderD
       token = await solveCaptcha({ ...solver, timeoutMs }, widget, page.url(), signal);
     } catch (err) {
       if (!(err instanceof CaptchaSolveError)) throw err;
-      return { code: 'CHALLENGE_DETECTED', message: `The ${name} captcha could not be solved: ${err.message}`, escalate: false };
+      return { kind: 'failed', failure: { code: 'CHALLENGE_DETECTED', message: `The ${name} captcha could not be solved: ${err.message}`, escalate: false } };
     }
 
     const navigated = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: NAVIGATION_GRACE_MS }).catch(() => null);
@@ -103,6 +103,6 @@ export function createCaptchaStep(solver: SolverConfig): NonNullable<PageLoaderD
     const settle = Math.max(1, Math.min(SETTLE_MS, deadlineMs - Date.now()));
     await page.waitForLoadState('load', { timeout: settle }).catch(() => undefined);
     await page.waitForLoadState('networkidle', { timeout: settle }).catch(() => undefined);
-    return null;
+    return { kind: 'passed' };
   };
 }

@@ -32,12 +32,19 @@ export interface PageLoaderDeps {
   /**
    * A tier's own step on the loaded page before it is read (the captcha
    * tier solves the page's captcha and continues past it). Answers a
-   * failure to report, or null to read the page as it then is.
+   * failure to report, `passed` when it got the page past what held it, or
+   * null to read the page as it then is.
    */
-  beforeRead?(page: Page, step: { deadlineMs: number; signal: AbortSignal }): Promise<Omit<FetchFailure, 'kind' | 'timings'> | null>;
+  beforeRead?(page: Page, step: { deadlineMs: number; signal: AbortSignal }): Promise<StepOutcome>;
 }
 
+/** What a tier's step made of the loaded page (PageLoaderDeps.beforeRead). */
+export type StepOutcome = { kind: 'failed'; failure: Omit<FetchFailure, 'kind' | 'timings'> } | { kind: 'passed' } | null;
+
 type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
+
+/** Statuses a page may be served with while a captcha holds it (page-walls.ts refusalCaptcha). */
+const PASSABLE_REFUSALS: ReadonlySet<number> = new Set([403, 429, 503]);
 const WAIT_UNTIL: ReadonlySet<string> = new Set(['load', 'domcontentloaded', 'networkidle']);
 /** Where Chromium shows a navigation that failed. */
 const BROWSER_ERROR_PAGE = 'chrome-error://';
@@ -100,10 +107,10 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     }
     // A navigation the page started by itself (a challenge's reload) is followed to its end.
     await page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) }).catch(() => undefined);
-    const stopped = await deps.beforeRead?.(page, { deadlineMs, signal: req.signal });
-    if (stopped) {
+    const step = await deps.beforeRead?.(page, { deadlineMs, signal: req.signal });
+    if (step?.kind === 'failed') {
       finalUrl = page.url();
-      return fail(stopped);
+      return fail(step.failure);
     }
     // A page that sent itself somewhere that failed (a script or a refresh to a refused address) shows the browser's error page: no result.
     const errorPage = async () => {
@@ -117,8 +124,11 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     if (failedAway) return failedAway;
     if (!response) return fail({ code: 'NETWORK_ERROR', message: 'The page gave no response', escalate: false });
     const status = response.status();
+    // A refusal (403, 429, 503) that held a captcha the step passed without a new document (its callback showed the
+    // content): what the page shows now is judged, not the status the page first came with.
+    const judged = step?.kind === 'passed' && PASSABLE_REFUSALS.has(status) ? 200 : status;
     const headers = await response.allHeaders();
-    const early = classifyStatusBeforeBody(status);
+    const early = classifyStatusBeforeBody(judged);
     if (early) return fail({ ...early, statusCode: status });
     const declared = parseContentType(headers['content-type']);
     if (declared && !RENDERED_MIMES.has(declared.mime)) {
@@ -155,7 +165,7 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     if (body.length > deps.maxBytes) {
       return fail({ code: 'CONTENT_TOO_LARGE', message: `The rendered page is ${body.length} bytes, over the ${deps.maxBytes} byte limit`, statusCode: status, escalate: false });
     }
-    const verdict = classifyStatusAfterBody(status, headers, html.slice(0, CHALLENGE_SCAN_CHARS));
+    const verdict = classifyStatusAfterBody(judged, headers, html.slice(0, CHALLENGE_SCAN_CHARS));
     if (verdict) return fail({ ...verdict, statusCode: status, bytes: body.length });
     const artifacts = await captureArtifacts(deps, page, options);
     keepTab = tab.warm !== null && new URL(finalUrl).origin === tab.warm.origin;
