@@ -141,6 +141,17 @@ describe('escalation between the fetch tiers', function () {
     expect(plain.body.content).not.to.contain(STEALTH_TEXT);
   });
 
+  it('waits on the stealth tier for a bot challenge that reloads into the page after a few seconds', async () => {
+    const res = await api.post('/api/v1/scrape', {
+      url: `${site.url}/tiers/delayed-challenge?ms=3000`,
+      formats: ['text'],
+      sync_policy: 'wait_until_deadline',
+      cost_controls: { force_tier: '3' },
+    });
+    expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(200);
+    expect(res.body.content).to.contain(STEALTH_TEXT);
+  });
+
   it('does the same for render_js auto, handing a waiting sync request off with 202 when the browser is needed', async () => {
     const res = await api.post('/api/v1/scrape', { url: `${site.url}/tiers/js-app`, formats: ['markdown'], advanced: { render_js: 'auto' } });
     expect(res.status, JSON.stringify(res.body).slice(0, 400)).to.equal(202);

@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, BrowserContextOptions, Page, Request, Res
 import type { ArtifactExtension } from '../../common/artifacts.js';
 import { WAIT_FOR_DEFAULT_MS, WAIT_FOR_MAX_MS } from '../../common/limits.js';
 import type { BrowserOptions } from '../../proto/gen/trawl/v1/work_pb.js';
-import { CHALLENGE_SCAN_CHARS } from './challenge-detector.js';
+import { CHALLENGE_SCAN_CHARS, detectChallenge } from './challenge-detector.js';
 import type { FetchFailure, FetchOutcome } from './fetch-result.js';
 import { detectCharset } from './charset.js';
 import { isTextualMime, parseContentType } from './content-type.js';
@@ -42,6 +42,19 @@ export interface PageLoaderDeps {
 export type StepOutcome = { kind: 'failed'; failure: Omit<FetchFailure, 'kind' | 'timings'> } | { kind: 'passed' } | null;
 
 type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
+
+/** How long a bot challenge page is given to reload into the page (challenges wait a few seconds before they do). */
+const CHALLENGE_RELOAD_WAIT_MS = 10_000;
+
+/** Statuses a bot challenge page comes with; an ordinary page's answer is not looked into. */
+const CHALLENGE_STATUSES: ReadonlySet<number> = new Set([403, 429, 503]);
+
+/** Whether the loaded document is a vendor's bot challenge (challenge-detector.ts), judged only for a refusal status. */
+async function isChallengePage(page: Page, response: Response): Promise<boolean> {
+  if (!CHALLENGE_STATUSES.has(response.status())) return false;
+  const html = await page.content().catch(() => '');
+  return detectChallenge({ headers: await response.allHeaders(), body: html.slice(0, CHALLENGE_SCAN_CHARS) }) !== null;
+}
 
 /** Statuses a page may be served with while a captcha holds it (page-walls.ts refusalCaptcha). */
 const PASSABLE_REFUSALS: ReadonlySet<number> = new Set([403, 429, 503]);
@@ -107,6 +120,13 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     }
     // A navigation the page started by itself (a challenge's reload) is followed to its end.
     await page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) }).catch(() => undefined);
+    // A bot challenge whose script reloads into the page after a while (a timer of a few seconds) is given that while.
+    const first = latest ?? response;
+    if (first && (await isChallengePage(page, first))) {
+      const wait = Math.max(1, Math.min(CHALLENGE_RELOAD_WAIT_MS, deadlineMs - Date.now()));
+      await page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: wait }).catch(() => undefined);
+      await page.waitForLoadState(waitUntil, { timeout: Math.max(1, deadlineMs - Date.now()) }).catch(() => undefined);
+    }
     const step = await deps.beforeRead?.(page, { deadlineMs, signal: req.signal });
     if (step?.kind === 'failed') {
       finalUrl = page.url();
