@@ -31,3 +31,21 @@ export function nextTier(plan: readonly string[], current: string, outcome: { cl
   }
   return later[0];
 }
+
+/**
+ * Why a JavaScript shell that no later tier of its plan renders is a
+ * failure, or null when the shell is the answer the caller chose: rendering
+ * turned off (render_js false), html mode or a max_tier below the browser
+ * tiers. Otherwise the plan lost its browser tiers to a cost limit or to
+ * fail_fast, and an empty shell charged as a success would answer nothing.
+ */
+export function unrenderedShell(request: { renderJs?: unknown; mode?: string; maxTier?: string; failFast?: boolean; maxCredits?: number }): string | null {
+  if (request.renderJs === false || request.mode === 'html') return null;
+  if (request.maxTier !== undefined && rank(request.maxTier) < rank(SLOW_TIER)) return null;
+  const kept = request.failFast
+    ? 'cost_controls.fail_fast'
+    : request.maxCredits !== undefined
+      ? 'cost_controls.max_credits (or the balance)'
+      : "the balance, the API key's budget or this deployment's tiers";
+  return `The page is a JavaScript shell whose content only a browser tier (${SLOW_TIER} and up) renders, and ${kept} kept this request from one`;
+}

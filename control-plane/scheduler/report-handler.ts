@@ -6,7 +6,7 @@ import { loadEscalationContext, type AttemptOutcome, type AttemptRow, type Db, t
 import { escalateJob, failJob, settleJob } from '../jobs/lifecycle.js';
 import type { WriteBatcher } from '../jobs/write-batcher.js';
 import type { TierMemory } from '../scrape/tier-memory.js';
-import { JS_SHELL, nextTier } from '../../common/tier-escalation.js';
+import { JS_SHELL, nextTier, unrenderedShell } from '../../common/tier-escalation.js';
 
 export interface ReportEffects {
   /** Attempts to publish now that their rows are committed. */
@@ -39,6 +39,19 @@ function attemptOutcome(report: AttemptReport): AttemptOutcome {
     workerId: report.workerId,
     startedAt: report.startedUnixMs > 0n ? new Date(Number(report.startedUnixMs)) : null,
     deliveries: report.deliveryCount,
+  };
+}
+
+/** The fields of a recorded scrape request (ScrapeRequest as JSON) that decide whether an unrendered shell may be its answer. */
+function shellRequest(request: Record<string, unknown>) {
+  const advanced = request['advanced'] as Record<string, unknown> | undefined;
+  const cc = (request['costControls'] ?? {}) as Record<string, unknown>;
+  return {
+    renderJs: advanced?.['render_js'],
+    mode: typeof request['mode'] === 'string' ? request['mode'] : undefined,
+    maxTier: typeof cc['maxTier'] === 'string' ? cc['maxTier'] : undefined,
+    failFast: cc['failFast'] === true,
+    maxCredits: typeof cc['maxCredits'] === 'number' ? cc['maxCredits'] : undefined,
   };
 }
 
@@ -88,7 +101,14 @@ export async function applyAttemptReport(deps: ReportDeps, report: AttemptReport
 
   if (report.ok) {
     // A JavaScript shell is a page, but not the content: a browser tier renders it when the plan has one.
-    if (report.classification === JS_SHELL && (await escalate({ ...outcome, succeeded: false, result: JS_SHELL }, JS_SHELL))) return effects;
+    if (report.classification === JS_SHELL) {
+      const asShell = { ...outcome, succeeded: false, result: JS_SHELL };
+      if (await escalate(asShell, JS_SHELL)) return effects;
+      // With no browser tier left, the shell is the answer only when the caller chose that (unrenderedShell).
+      const job = await loadEscalationContext(deps.pool, report.jobId, report.attemptId);
+      const why = job ? unrenderedShell(shellRequest(job.request)) : null;
+      if (why) return ended(await failJob(deps.pool, report.jobId, asShell, { code: 'EXTRACTION_FAILED', message: why, statusCode: report.statusCode }));
+    }
     const settled = await settleJob(deps.pool, report.jobId, outcome, { resultKey: report.resultKey, statusCode: report.statusCode });
     if (settled?.current_tier && escalatedTo(settled)) await rememberQuietly(deps, settled);
     return ended(settled);

@@ -148,6 +148,27 @@ describe('attempt reports on a two-tier plan (Postgres)', function () {
     expect(await balanceOf(services.pool, caller.accountId)).to.equal(10_000);
   });
 
+  it('answers a JavaScript shell no planned tier renders with the shell only when the caller chose that, and fails it refunded otherwise', async () => {
+    const caller = await createTestCaller(services, 10_000);
+    const shell = { ok: true, classification: 'js_shell', resultKey: 'result:shell', statusCode: 200 };
+    const admitShell = (request: Record<string, unknown>) =>
+      admitTestJob(services, caller, { tierPlan: ['1'], request: { url: 'https://example.com/', mode: 'auto', formats: ['markdown'], timeout: 30, ...request } });
+
+    // fail_fast cut the plan to tier 1: an empty shell charged as a success would answer nothing.
+    const fast = await admitShell({ costControls: { failFast: true } });
+    await applyAttemptReport(deps, report(fast, fast.attempt, shell));
+    const failed = await jobRow(fast.job.id);
+    expect(failed).to.include({ status: 'failed', charged_microcents: '0', error_code: 'EXTRACTION_FAILED' });
+
+    // Rendering turned off: the shell is the answer asked for, charged at its tier.
+    const unrendered = await admitShell({ advanced: { render_js: false } });
+    await applyAttemptReport(deps, report(unrendered, unrendered.attempt, shell));
+    expect(await jobRow(unrendered.job.id)).to.include({ status: 'succeeded', charged_microcents: '200' });
+    const capped = await admitShell({ costControls: { maxTier: '2' } });
+    await applyAttemptReport(deps, report(capped, capped.attempt, shell));
+    expect(await jobRow(capped.job.id)).to.include({ status: 'succeeded' });
+  });
+
   it('sends an attempt that met a captcha straight to tier 5, and no other failure to it', async () => {
     const caller = await createTestCaller(services, 100_000);
     const plan = { tierPlan: ['1', '2', '3', '4', '5'], reserveMicrocents: 20_000, estimatedTier: '5' };
