@@ -52,6 +52,7 @@ function shellRequest(request: Record<string, unknown>) {
     maxTier: typeof cc['maxTier'] === 'string' ? cc['maxTier'] : undefined,
     failFast: cc['failFast'] === true,
     maxCredits: typeof cc['maxCredits'] === 'number' ? cc['maxCredits'] : undefined,
+    httpOnly: (typeof request['method'] === 'string' && request['method'] !== '' && request['method'] !== 'GET') || request['followRedirects'] === false,
   };
 }
 

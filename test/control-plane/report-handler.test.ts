@@ -167,6 +167,9 @@ describe('attempt reports on a two-tier plan (Postgres)', function () {
     const capped = await admitShell({ costControls: { maxTier: '2' } });
     await applyAttemptReport(deps, report(capped, capped.attempt, shell));
     expect(await jobRow(capped.job.id)).to.include({ status: 'succeeded' });
+    const posted = await admitShell({ method: 'POST', body: '{}' });
+    await applyAttemptReport(deps, report(posted, posted.attempt, shell));
+    expect(await jobRow(posted.job.id)).to.include({ status: 'succeeded' });
   });
 
   it('sends an attempt that met a captcha straight to tier 5, and no other failure to it', async () => {
