@@ -72,17 +72,29 @@ export interface NewJob extends JobRequestFields {
   subscriptionRejection: { code: string; message: string; httpStatus: number };
 }
 
+/**
+ * What a job of the account may reserve: the balance, and the key's budget
+ * left in its period when it has one (one row, `amount`). The key-budget
+ * trigger and the ledger still decide under their locks; this only picks a
+ * plan's length, at admission and in the estimate.
+ */
+const allowanceSql = (account: string, key: string) => `SELECT LEAST(a.balance_microcents, coalesce(k.remaining, a.balance_microcents)) AS amount
+       FROM accounts a LEFT JOIN LATERAL (
+         SELECT l.budget_limit_microcents - api_key_spend_since(l.api_key_id, api_key_period_start(l.reset_period, now())) AS remaining
+         FROM api_key_limits l WHERE l.api_key_id = ${key}::uuid AND l.enabled AND l.budget_limit_microcents IS NOT NULL
+       ) k ON true
+       WHERE a.id = ${account}::uuid`;
+
+/** What a job of the account, sent with the key, may reserve now (allowanceSql). */
+export async function accountAllowance(db: Db, accountId: string, keyId: string | null): Promise<number> {
+  const res = await run<{ amount: string }>(db, 'account-allowance', allowanceSql('$1', '$2'), [accountId, keyId]);
+  return Number(res.rows[0]?.amount ?? 0);
+}
+
 const INSERT_JOB_SQL = `WITH subscription AS (
        SELECT ${SUBSCRIPTION_REFUSES_DISPATCH_SQL} AS inactive FROM accounts WHERE id = $2::uuid
      ), allowance AS (
-       -- What this job may reserve: the balance, and the key's budget left in its period when it has one. The
-       -- key-budget trigger and the ledger still decide under their locks; this only picks the plan's length.
-       SELECT LEAST(a.balance_microcents, coalesce(k.remaining, a.balance_microcents)) AS amount
-       FROM accounts a LEFT JOIN LATERAL (
-         SELECT l.budget_limit_microcents - api_key_spend_since(l.api_key_id, api_key_period_start(l.reset_period, now())) AS remaining
-         FROM api_key_limits l WHERE l.api_key_id = $3::uuid AND l.enabled AND l.budget_limit_microcents IS NOT NULL
-       ) k ON true
-       WHERE a.id = $2::uuid
+       ${allowanceSql('$2', '$3')}
      ), plan_cut AS (
        -- The longest prefix of the plan whose reservation fits (at least the first tier, which is refused when it does not).
        SELECT n, LEAST(($27::bigint[])[n], $12::bigint) AS reserve

@@ -234,6 +234,20 @@ export function reserveSteps(plan: TierPlan): number[] {
   return plan.tiers.map((tier) => (dearest = Math.max(dearest, tierPrice(tier))) + (plan.addOnMicrocents ?? 0));
 }
 
+/**
+ * The plan as admission cuts it to what the account may reserve
+ * (job-store.ts, INSERT_JOB_SQL's plan_cut): its longest prefix whose
+ * reservation fits, at least the first tier; `affordable` is false when even
+ * that does not fit (the scrape answers 402 INSUFFICIENT_CREDITS).
+ */
+export function affordablePlan(plan: TierPlan, allowanceMicrocents: number): { plan: TierPlan; affordable: boolean } {
+  // The steps only grow (each is the dearest tier so far), so those that fit are a prefix.
+  const steps = reserveSteps(plan);
+  const fitting = steps.filter((step) => step <= allowanceMicrocents).length;
+  const n = Math.max(1, fitting);
+  return { plan: { ...plan, tiers: plan.tiers.slice(0, n), maxCostMicrocents: steps[n - 1]! }, affordable: steps[0]! <= allowanceMicrocents };
+}
+
 /** What the plan's first attempt costs if it succeeds: its tier's price and any add-on. */
 export function firstAttemptPrice(plan: TierPlan): number {
   return tierPrice(plan.tiers[0]!) + (plan.addOnMicrocents ?? 0);

@@ -18,11 +18,11 @@ import { checkWebhookTarget } from '../webhooks/webhook-target.js';
 import type { GuardOptions } from '../../common/ssrf-guard.js';
 import type { JobSignal, JobSignals } from '../jobs/job-signals.js';
 import { admitWithInput, dispatchAndWait, endedJob } from '../scheduler/job-run.js';
-import { insertCachedJob, type Db } from '../jobs/job-store.js';
+import { accountAllowance, insertCachedJob, type Db } from '../jobs/job-store.js';
 import { jobView, jobViewField, type JobLoader } from '../jobs/job-view.js';
 import type { DispatchEntitlement } from '../limits/dispatch-entitlement.js';
 import type { Dispatcher } from '../scheduler/dispatcher.js';
-import { estimateTiers, firstAttemptPrice, planTiers } from '../scheduler/tier-plan.js';
+import { affordablePlan, estimateTiers, firstAttemptPrice, planTiers } from '../scheduler/tier-plan.js';
 import { cookiesForScrape } from '../sessions/session-store.js';
 import { admitProxyOptions, deployedTiers, locationCountry } from './proxy-options.js';
 import { cacheIdentity, readCachedResult } from './result-cache.js';
@@ -120,7 +120,10 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
       const learnedTier = await deps.tierMemory.recall(callerOf(ctx).accountId, request.url);
       const input = { ...planInput(request), learnedTier };
       const estimated = estimateTiers(input);
-      const { plan } = estimated;
+      // Cut to what the account may spend, as admission cuts it; a test key spends nothing.
+      const caller = callerOf(ctx);
+      const { plan, affordable } =
+        caller.environment === 'test' ? { plan: estimated.plan, affordable: true } : affordablePlan(estimated.plan, await accountAllowance(deps.pool, caller.accountId, caller.keyId));
       // A prompt without an LLM configured is what this service cannot run (a scrape answers 503), as a missing pool is.
       const runnable = estimated.runnable && !(request.extractionPrompt && !deps.llmConfigured);
       return create(EstimateResponseSchema, {
@@ -128,6 +131,7 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
         estimatedMicrocents: BigInt(firstAttemptPrice(plan)),
         maxPossibleMicrocents: BigInt(plan.maxCostMicrocents),
         runnable,
+        affordable,
         availableTiers: [...input.availableTiers],
       });
     },

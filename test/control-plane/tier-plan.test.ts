@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TrawlError } from '../../common/errors.js';
 import { nextTier } from '../../common/tier-escalation.js';
-import { estimateTiers, firstAttemptPrice, planTiers } from '../../control-plane/scheduler/tier-plan.js';
+import { affordablePlan, estimateTiers, firstAttemptPrice, planTiers } from '../../control-plane/scheduler/tier-plan.js';
 
 /** Every tier but captcha solving (a deployment without a solver) and 3.5 (no premium proxy network). */
 const ALL = ['1', '2', '3', '4'];
@@ -63,6 +63,14 @@ describe('tier planning', () => {
     expect(planTiers({ mode: 'js', renderJs: false, costControls: { maxTier: '3.5' }, availableTiers: ALL }).tiers).to.deep.equal(['3']);
     const low = planError(() => planTiers({ mode: 'auto', renderJs: true, costControls: { maxTier: '2' }, availableTiers: ALL }));
     expect(low.message).to.contain('needs a browser tier (3 and up)');
+  });
+
+  it('cuts a plan to what the account may spend, as admission does, and says when even the first tier is too dear', () => {
+    const full = planTiers({ mode: 'auto', renderJs: false, costControls: {}, availableTiers: ALL });
+    expect(affordablePlan(full, 1_000)).to.deep.equal({ plan: { tiers: ['1', '2'], maxCostMicrocents: 300 }, affordable: true });
+    expect(affordablePlan(full, 1_000_000).plan).to.deep.equal(full);
+    const browser = planTiers({ mode: 'auto', renderJs: true, costControls: {}, availableTiers: ALL });
+    expect(affordablePlan(browser, 1_000)).to.deep.equal({ plan: { tiers: ['4'], maxCostMicrocents: 4_000 }, affordable: false });
   });
 
   it('refuses prefer_speed with prefer_cost', () => {

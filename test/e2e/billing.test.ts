@@ -39,6 +39,17 @@ describe('credits: reservation, settlement and rejection', function () {
     expect(await balanceOf(stack.pool, accountId)).to.equal(0);
   });
 
+  it('estimates what the balance covers, as the scrape cuts its plan, and says when it covers nothing', async () => {
+    const { key } = await createTestAccount(stack, 1_000);
+    const api = apiClient(stack.baseUrl, key);
+    const auto = await api.post('/api/v1/scrape/estimate', { url: `${site.url}/article` });
+    expect(auto.body).to.deep.include({ tier_plan: ['1', '2'], max_possible_credits: 1.5, affordable: true });
+    const browser = await api.post('/api/v1/scrape/estimate', { url: `${site.url}/article`, advanced: { render_js: true } });
+    expect(browser.body).to.deep.include({ estimated_credits: 20, affordable: false });
+    const scrape = await api.post('/api/v1/scrape', { url: `${site.url}/article`, advanced: { render_js: true } });
+    expect(scrape.status).to.equal(402);
+  });
+
   it('rejects an async scrape with 402 too, never dispatching it', async () => {
     const { key } = await createTestAccount(stack, 199);
     const before = site.hits('/status/200');

@@ -76,6 +76,7 @@ export function scrapeRoutes(deps: { controlPlane: ControlPlane }): AnyRoute[] {
           estimated_tier: res.tiers[0] ?? null,
           tier_plan: res.tiers,
           runnable: res.runnable,
+          affordable: res.affordable,
           available_tiers: res.availableTiers,
           version: 'v1',
         };

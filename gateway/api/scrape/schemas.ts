@@ -278,10 +278,15 @@ export const EstimateResult = z
     url: z.string(),
     mode: z.string(),
     estimated_credits: z.number().meta({ description: 'The price of the first planned tier: what a scrape that succeeds at once costs.' }),
-    max_possible_credits: z.number().meta({ description: 'The price of the most expensive planned tier: what is reserved.' }),
+    max_possible_credits: z.number().meta({ description: 'The price of the most expensive planned tier: what is reserved (of the plan cut to what the account may spend).' }),
     estimated_tier: z.string(),
     tier_plan: z.array(z.string()).meta({ description: 'The tiers the scrape would try, in order.' }),
     runnable: z.boolean().meta({ description: 'False when a planned tier has no worker pool on this deployment (the scrape would answer 503).' }),
+    affordable: z.boolean().meta({
+      description:
+        'False when what the account may spend (its balance, the API key\'s budget) does not cover the first tier: the scrape would answer 402 INSUFFICIENT_CREDITS. ' +
+        'tier_plan and max_possible_credits are cut to what it covers, as the scrape cuts them.',
+    }),
     available_tiers: z.array(z.string()),
     version: z.literal('v1'),
   })
