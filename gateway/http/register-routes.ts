@@ -66,7 +66,8 @@ function routeMiddleware(route: AnyRoute, publicBaseUrl: string, ipLimiter: IpLi
     if (bodySchema) {
       const raw = await readRequestBody(ctx.req, limit, route.bodyTypes);
       if (raw?.scan.mayHoldNul) refuseNulCharacters(raw.value, route.nulAllowedFields);
-      body = parseOrRefuse(bodySchema, raw?.value ?? {}, 'body');
+      // No body reads as an empty object; a body that is JSON null is judged as sent (not an object).
+      body = parseOrRefuse(bodySchema, raw === undefined ? {} : raw.value, 'body');
       if (ipLimits) await ipLimiter.checkEmail(ctx, ipLimits, body);
       if (route.keepRawBody) rawBody = raw?.bytes;
     } else if (hasBody(ctx.req)) {

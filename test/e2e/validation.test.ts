@@ -127,6 +127,14 @@ describe('request validation and the error envelope', function () {
     expect(res.body.request_id).to.be.a('string');
   });
 
+  it('names the body itself when it is JSON but no object (null, an array, a string)', async () => {
+    for (const sent of ['null', '[]', '"x"']) {
+      const res = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', sent);
+      expect(res.status, sent).to.equal(400);
+      expect(res.body.details.fields.map((f: { field: string }) => f.field), sent).to.deep.equal(['body']);
+    }
+  });
+
   it('answers a target body over 1 MB with 400 naming body, and a scrape request over 2 MB with 413', async () => {
     const over = await apiClient(stack.baseUrl, key).post('/api/v1/scrape', { url: 'https://example.com', method: 'POST', body: 'x'.repeat(1_100_000) });
     expect(over.status).to.equal(400);
