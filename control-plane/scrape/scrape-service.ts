@@ -113,15 +113,15 @@ export function createScrapeService(deps: ScrapeServiceDeps): ServiceImpl<typeof
     },
 
     async estimate(req, ctx) {
+      const caller = callerOf(ctx);
       if (!req.request || !req.request.url) throw new TrawlError('VALIDATION_ERROR', 'request.url is required');
       // What a scrape refuses before it is admitted, an estimate refuses too; and it starts where the scrape would.
       const { request } = await admitProxyOptions(req.request, { premium: deps.premiumProxies, guard: deps.guard });
       if (request.extractionSchema !== undefined) validateExtractionSchema(request.extractionSchema);
-      const learnedTier = await deps.tierMemory.recall(callerOf(ctx).accountId, request.url);
+      const learnedTier = await deps.tierMemory.recall(caller.accountId, request.url);
       const input = { ...planInput(request), learnedTier };
       const estimated = estimateTiers(input);
       // Cut to what the account may spend, as admission cuts it; a test key spends nothing.
-      const caller = callerOf(ctx);
       const { plan, affordable } =
         caller.environment === 'test' ? { plan: estimated.plan, affordable: true } : affordablePlan(estimated.plan, await accountAllowance(deps.pool, caller.accountId, caller.keyId));
       // A prompt without an LLM configured is what this service cannot run (a scrape answers 503), as a missing pool is.

@@ -128,8 +128,11 @@ export function classifyStatusBeforeBody(status: number): Omit<FetchFailure, 'ki
   return null;
 }
 
-/** Refusals whose page may be a captcha standing in for the content: the captcha tier may pass them where the others are refused. */
-const CAPTCHA_REFUSALS: ReadonlySet<number> = new Set([403, 429, 503]);
+/**
+ * Refusals whose page is worth reading: a bot challenge, or a captcha standing in for the content (the captcha
+ * tier may pass them where the others are refused).
+ */
+export const REFUSAL_STATUSES: ReadonlySet<number> = new Set([403, 429, 503]);
 
 /**
  * 403, 429 and 503 carry a page worth reading: it tells a challenge or a
@@ -143,7 +146,7 @@ export function classifyStatusAfterBody(
   const evidence = { headers, body: head };
   const vendor = status === 403 || status === 503 || (status >= 200 && status < 300) ? detectChallenge(evidence) : null;
   if (vendor) return { code: 'CHALLENGE_DETECTED', message: `The target answered with a ${vendor} bot challenge (${status})`, escalate: true };
-  const captcha = CAPTCHA_REFUSALS.has(status) ? refusalCaptcha(head) : null;
+  const captcha = REFUSAL_STATUSES.has(status) ? refusalCaptcha(head) : null;
   if (captcha) return captcha;
   if (status === 403) return { code: 'BLOCKED', message: 'The target refused this client (403)', escalate: true };
   if (status === 429) return { code: 'BLOCKED', message: 'The target is rate limiting this client (429)', escalate: true };

@@ -7,7 +7,7 @@ import type { FetchFailure, FetchOutcome } from './fetch-result.js';
 import { detectCharset } from './charset.js';
 import { isTextualMime, parseContentType } from './content-type.js';
 import { PDF_MIME } from './document-types.js';
-import { classifyStatusAfterBody, classifyStatusBeforeBody } from './http-fetcher.js';
+import { classifyStatusAfterBody, classifyStatusBeforeBody, REFUSAL_STATUSES } from './http-fetcher.js';
 import type { PageRequest } from './leased-fetch-work.js';
 import { DEFAULT_LOCALE } from '../../common/locations.js';
 import { assertUrlAllowed, isUrlAllowedNow, isUrlNotAllowedError, type GuardOptions } from '../../common/ssrf-guard.js';
@@ -46,18 +46,13 @@ type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
 /** How long a bot challenge page is given to reload into the page (challenges wait a few seconds before they do). */
 const CHALLENGE_RELOAD_WAIT_MS = 10_000;
 
-/** Statuses a bot challenge page comes with; an ordinary page's answer is not looked into. */
-const CHALLENGE_STATUSES: ReadonlySet<number> = new Set([403, 429, 503]);
-
 /** Whether the loaded document is a vendor's bot challenge (challenge-detector.ts), judged only for a refusal status. */
 async function isChallengePage(page: Page, response: Response): Promise<boolean> {
-  if (!CHALLENGE_STATUSES.has(response.status())) return false;
+  if (!REFUSAL_STATUSES.has(response.status())) return false;
   const html = await page.content().catch(() => '');
   return detectChallenge({ headers: await response.allHeaders(), body: html.slice(0, CHALLENGE_SCAN_CHARS) }) !== null;
 }
 
-/** Statuses a page may be served with while a captcha holds it (page-walls.ts refusalCaptcha). */
-const PASSABLE_REFUSALS: ReadonlySet<number> = new Set([403, 429, 503]);
 const WAIT_UNTIL: ReadonlySet<string> = new Set(['load', 'domcontentloaded', 'networkidle']);
 /** Where Chromium shows a navigation that failed. */
 const BROWSER_ERROR_PAGE = 'chrome-error://';
@@ -146,7 +141,7 @@ export async function loadPage(deps: PageLoaderDeps, req: PageRequest, options: 
     const status = response.status();
     // A refusal (403, 429, 503) that held a captcha the step passed without a new document (its callback showed the
     // content): what the page shows now is judged, not the status the page first came with.
-    const judged = step?.kind === 'passed' && PASSABLE_REFUSALS.has(status) ? 200 : status;
+    const judged = step?.kind === 'passed' && REFUSAL_STATUSES.has(status) ? 200 : status;
     const headers = await response.allHeaders();
     const early = classifyStatusBeforeBody(judged);
     if (early) return fail({ ...early, statusCode: status });
