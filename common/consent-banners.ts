@@ -47,7 +47,7 @@ export const CONSENT_BANNER_SELECTORS: readonly string[] = [
 const IDS: ReadonlySet<string> = new Set(CONSENT_BANNER_IDS);
 const CLASSES: ReadonlySet<string> = new Set(CONSENT_BANNER_CLASSES);
 
-/** Whether an element's attributes name it a consent banner, by the same names as consentBannerSelectors. */
+/** Whether an element's attributes name it a consent banner, by the same names as CONSENT_BANNER_SELECTORS. */
 export function namesConsentBanner(attrs: Record<string, string>): boolean {
   const id = attrs['id'];
   if (id !== undefined && (IDS.has(id) || id.toLowerCase().includes(CONSENT_BANNER_ID_PART))) return true;

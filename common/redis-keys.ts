@@ -47,16 +47,20 @@ export interface RedisKeys {
 }
 
 export function redisKeys(prefix: string): RedisKeys {
+  const scrapeBody = (jobId: string) => `${prefix}scrape-body:${jobId}`;
+  const sessionCookies = (jobId: string) => `${prefix}session-cookies:${jobId}`;
+  const ownProxy = (jobId: string) => `${prefix}own-proxy:${jobId}`;
+  const extractInput = (jobId: string) => `${prefix}extract-input:${jobId}`;
   return {
     result: (jobId, attemptId) => `${prefix}result:${jobId}:${attemptId}`,
     resultCache: (identity) => `${prefix}result-cache:${identity}`,
     attemptFinished: (attemptId) => `${prefix}attempt-finished:${attemptId}`,
     webhookAttemptReported: (id) => `${prefix}webhook-attempt:${id}`,
-    scrapeBody: (jobId) => `${prefix}scrape-body:${jobId}`,
-    sessionCookies: (jobId) => `${prefix}session-cookies:${jobId}`,
-    ownProxy: (jobId) => `${prefix}own-proxy:${jobId}`,
-    extractInput: (jobId) => `${prefix}extract-input:${jobId}`,
-    parkedInputs: (jobId) => [`${prefix}scrape-body:${jobId}`, `${prefix}session-cookies:${jobId}`, `${prefix}own-proxy:${jobId}`, `${prefix}extract-input:${jobId}`],
+    scrapeBody,
+    sessionCookies,
+    ownProxy,
+    extractInput,
+    parkedInputs: (jobId) => [scrapeBody(jobId), sessionCookies(jobId), ownProxy(jobId), extractInput(jobId)],
     artifact: (name) => `${prefix}artifact:${name}`,
     crawlPageResult: (crawlId, page) => `${prefix}crawl-page:${crawlId}:${page}`,
     crawlHostPace: (host) => `${prefix}crawl-pace:${host}`,

@@ -31,30 +31,3 @@ export function nextTier(plan: readonly string[], current: string, outcome: { cl
   }
   return later[0];
 }
-
-/**
- * Why a JavaScript shell that no later tier of its plan renders is a
- * failure, or null when the shell is the answer the caller chose: rendering
- * turned off (render_js false), html mode, a max_tier below the browser
- * tiers, or what keeps a request on the HTTP tiers (a method other than
- * GET, follow_redirects false). Otherwise the plan lost its browser tiers to a cost limit or to
- * fail_fast, and an empty shell charged as a success would answer nothing.
- */
-export function unrenderedShell(request: {
-  renderJs?: unknown;
-  mode?: string;
-  maxTier?: string;
-  failFast?: boolean;
-  maxCredits?: number;
-  /** A method other than GET, or follow_redirects false, keep a request on the HTTP tiers (tier-plan.ts). */
-  httpOnly?: boolean;
-}): string | null {
-  if (request.renderJs === false || request.mode === 'html' || request.httpOnly) return null;
-  if (request.maxTier !== undefined && rank(request.maxTier) < rank(SLOW_TIER)) return null;
-  const kept = request.failFast
-    ? 'cost_controls.fail_fast'
-    : request.maxCredits !== undefined
-      ? 'cost_controls.max_credits (or the balance)'
-      : "the balance, the API key's budget or this deployment's tiers";
-  return `The page is a JavaScript shell whose content only a browser tier (${SLOW_TIER} and up) renders, and ${kept} kept this request from one`;
-}

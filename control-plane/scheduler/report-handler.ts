@@ -1,12 +1,16 @@
+import { fromJson } from '@bufbuild/protobuf';
 import type { Logger } from '../../common/logger.js';
 import { isTier } from '../../common/tiers.js';
 import { AttemptPhase, type AttemptReport } from '../../proto/gen/trawl/v1/work_pb.js';
 import type { JobSignal } from '../jobs/job-signals.js';
-import { loadEscalationContext, type AttemptOutcome, type AttemptRow, type Db, type JobForTask, type JobRecord, type StartedAttempt } from '../jobs/job-store.js';
+import { loadEscalationContext, type AttemptOutcome, type EscalationContext, type AttemptRow, type Db, type JobForTask, type JobRecord, type StartedAttempt } from '../jobs/job-store.js';
 import { escalateJob, failJob, settleJob } from '../jobs/lifecycle.js';
 import type { WriteBatcher } from '../jobs/write-batcher.js';
 import type { TierMemory } from '../scrape/tier-memory.js';
-import { JS_SHELL, nextTier, unrenderedShell } from '../../common/tier-escalation.js';
+import { JS_SHELL, nextTier } from '../../common/tier-escalation.js';
+import { ScrapeRequestSchema } from '../../proto/gen/trawl/v1/scrape_pb.js';
+import { tierPlanInput } from '../scrape/scrape-job.js';
+import { unrenderedShell } from './tier-plan.js';
 
 export interface ReportEffects {
   /** Attempts to publish now that their rows are committed. */
@@ -42,20 +46,6 @@ function attemptOutcome(report: AttemptReport): AttemptOutcome {
   };
 }
 
-/** The fields of a recorded scrape request (ScrapeRequest as JSON) that decide whether an unrendered shell may be its answer. */
-function shellRequest(request: Record<string, unknown>) {
-  const advanced = request['advanced'] as Record<string, unknown> | undefined;
-  const cc = (request['costControls'] ?? {}) as Record<string, unknown>;
-  return {
-    renderJs: advanced?.['render_js'],
-    mode: typeof request['mode'] === 'string' ? request['mode'] : undefined,
-    maxTier: typeof cc['maxTier'] === 'string' ? cc['maxTier'] : undefined,
-    failFast: cc['failFast'] === true,
-    maxCredits: typeof cc['maxCredits'] === 'number' ? cc['maxCredits'] : undefined,
-    httpOnly: (typeof request['method'] === 'string' && request['method'] !== '' && request['method'] !== 'GET') || request['followRedirects'] === false,
-  };
-}
-
 /** Whether a succeeded job got there after an attempt on another tier. */
 const escalatedTo = (job: JobRecord) => job.status === 'succeeded' && job.attempt_list.some((a) => a.tier !== job.current_tier);
 
@@ -86,8 +76,8 @@ export async function applyAttemptReport(deps: ReportDeps, report: AttemptReport
     return effects;
   };
 
-  const escalate = async (failed: AttemptOutcome, classification?: string): Promise<boolean> => {
-    const job = await loadEscalationContext(deps.pool, report.jobId, report.attemptId);
+  const loadJob = () => loadEscalationContext(deps.pool, report.jobId, report.attemptId);
+  const escalate = async (job: EscalationContext | undefined, failed: AttemptOutcome, classification?: string): Promise<boolean> => {
     if (!job) return false;
     const advanced = job.request['advanced'] as Record<string, unknown> | undefined;
     const next = nextTier(job.tier_plan, job.tier, { classification, renderJs: advanced?.['render_js'], mode: job.request['mode'] as string | undefined });
@@ -104,10 +94,11 @@ export async function applyAttemptReport(deps: ReportDeps, report: AttemptReport
     // A JavaScript shell is a page, but not the content: a browser tier renders it when the plan has one.
     if (report.classification === JS_SHELL) {
       const asShell = { ...outcome, succeeded: false, result: JS_SHELL };
-      if (await escalate(asShell, JS_SHELL)) return effects;
+      const job = await loadJob();
+      if (await escalate(job, asShell, JS_SHELL)) return effects;
       // With no browser tier left, the shell is the answer only when the caller chose that (unrenderedShell).
-      const job = await loadEscalationContext(deps.pool, report.jobId, report.attemptId);
-      const why = job ? unrenderedShell(shellRequest(job.request)) : null;
+      const request = job ? fromJson(ScrapeRequestSchema, job.request, { ignoreUnknownFields: true }) : undefined;
+      const why = request ? unrenderedShell(tierPlanInput(request), request.advanced?.['render_js']) : null;
       if (why) return ended(await failJob(deps.pool, report.jobId, asShell, { code: 'EXTRACTION_FAILED', message: why, statusCode: report.statusCode }));
     }
     const settled = await settleJob(deps.pool, report.jobId, outcome, { resultKey: report.resultKey, statusCode: report.statusCode });
@@ -115,7 +106,7 @@ export async function applyAttemptReport(deps: ReportDeps, report: AttemptReport
     return ended(settled);
   }
 
-  if (report.escalate && (await escalate(outcome, report.classification || undefined))) return effects;
+  if (report.escalate && (await escalate(await loadJob(), outcome, report.classification || undefined))) return effects;
 
   const failure = {
     code: report.errorCode || 'SCRAPE_FAILED',

@@ -56,7 +56,7 @@ interface Limit {
 }
 
 /** What keeps a request on the HTTP tiers (1 and 2), if anything. */
-function httpOnlyLimit(input: TierPlanInput): Limit | null {
+function httpOnlyLimit(input: Pick<TierPlanInput, 'mode' | 'method' | 'followRedirects'>): Limit | null {
   if (input.mode === 'html') return { field: 'mode', message: 'html runs on the HTTP tiers (1 and 2)' };
   if (input.method !== undefined && input.method !== '' && input.method !== 'GET') {
     return { field: 'method', message: `a browser navigates with GET; ${input.method} runs on the HTTP tiers (1 and 2)` };
@@ -226,6 +226,26 @@ function documentPlan(input: TierPlanInput): TierPlan {
     throw new TrawlError('SERVICE_UNAVAILABLE', `${what} needs the document pool, which is not deployed on this service`);
   }
   return { tiers: [DOCUMENT_TIER], maxCostMicrocents: cost, pool: DOCUMENT_POOL, addOnMicrocents };
+}
+
+/**
+ * Why a JavaScript shell that no later tier of its plan renders is a
+ * failure, or null when the shell is the answer the caller chose: rendering
+ * turned off (advanced.render_js false, `renderJs` here as sent), a max_tier
+ * below the browser tiers, or what keeps the request on the HTTP tiers
+ * (httpOnlyLimit). Otherwise the plan lost its browser tiers to a cost limit
+ * or to fail_fast, and an empty shell charged as a success would answer nothing.
+ */
+export function unrenderedShell(input: Pick<TierPlanInput, 'mode' | 'method' | 'followRedirects' | 'costControls'>, renderJs: unknown): string | null {
+  const { costControls: cc } = input;
+  if (renderJs === false || httpOnlyLimit(input) !== null) return null;
+  if (cc.maxTier !== undefined && rank(cc.maxTier) < rank(SLOW_TIER)) return null;
+  const kept = cc.failFast
+    ? 'cost_controls.fail_fast'
+    : cc.maxCredits !== undefined
+      ? 'cost_controls.max_credits (or the balance)'
+      : "the balance, the API key's budget or this deployment's tiers";
+  return `The page is a JavaScript shell whose content only a browser tier (${SLOW_TIER} and up) renders, and ${kept} kept this request from one`;
 }
 
 /** What the plan reserves when it stops after each of its tiers: the dearest tier so far, and any add-on. */
